@@ -1,0 +1,134 @@
+// Package envelope writes every HTTP response body in the platform's one
+// shape: {status, message?, data?, error?, meta{requestId, timestamp}}.
+package envelope
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/requestid"
+)
+
+// TimeFormat is the ISO 8601 UTC layout used for every timestamp on the wire.
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// Meta is carried by every response.
+type Meta struct {
+	RequestID string `json:"requestId"`
+	Timestamp string `json:"timestamp"`
+}
+
+// ErrorBody is the error member of a failure.
+type ErrorBody struct {
+	Code    string          `json:"code"`
+	Message string          `json:"message"`
+	Details []apperr.Detail `json:"details,omitempty"`
+}
+
+// Response is the union of both shapes, for clients decoding a body.
+type Response struct {
+	Status  bool            `json:"status"`
+	Message string          `json:"message,omitempty"`
+	Data    json.RawMessage `json:"data,omitempty"`
+	Error   *ErrorBody      `json:"error,omitempty"`
+	Meta    Meta            `json:"meta"`
+}
+
+type success struct {
+	Status  bool   `json:"status"`
+	Message string `json:"message,omitempty"`
+	Data    any    `json:"data"`
+	Meta    Meta   `json:"meta"`
+}
+
+type failure struct {
+	Status bool      `json:"status"`
+	Error  ErrorBody `json:"error"`
+	Meta   Meta      `json:"meta"`
+}
+
+// MetaFor builds meta for the request in ctx.
+func MetaFor(ctx context.Context) Meta {
+	return Meta{RequestID: requestid.From(ctx), Timestamp: time.Now().UTC().Format(TimeFormat)}
+}
+
+// Timestamp formats t the way the API does, or returns nil for the zero time.
+func Timestamp(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := t.UTC().Format(TimeFormat)
+	return &s
+}
+
+// OK writes a success envelope.
+func OK(ctx context.Context, w http.ResponseWriter, status int, message string, data any) {
+	writeJSON(w, status, success{Status: true, Message: message, Data: data, Meta: MetaFor(ctx)})
+}
+
+// Fail writes err as a failure envelope. Errors that are not *apperr.Error
+// become 500 INTERNAL_ERROR. Server-side failures are logged with their
+// cause; clients only see the generic message.
+func Fail(ctx context.Context, w http.ResponseWriter, log *slog.Logger, err error) {
+	e, ok := apperr.As(err)
+	if !ok {
+		e = apperr.Internal(err)
+	}
+	status := Status(e.Kind)
+	if status >= 500 && log != nil {
+		log.ErrorContext(ctx, "request failed", "code", e.Code, "err", err)
+	}
+	for k, v := range e.Headers {
+		w.Header().Set(k, v)
+	}
+	writeJSON(w, status, failure{Error: ErrorBody{Code: e.Code, Message: e.Message, Details: e.Details}, Meta: MetaFor(ctx)})
+}
+
+// Status maps an error kind to its HTTP status.
+func Status(k apperr.Kind) int {
+	switch k {
+	case apperr.KindInvalid:
+		return http.StatusBadRequest
+	case apperr.KindUnauthorized:
+		return http.StatusUnauthorized
+	case apperr.KindForbidden:
+		return http.StatusForbidden
+	case apperr.KindNotFound:
+		return http.StatusNotFound
+	case apperr.KindMethodNotAllowed:
+		return http.StatusMethodNotAllowed
+	case apperr.KindConflict:
+		return http.StatusConflict
+	case apperr.KindTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case apperr.KindUnsupported:
+		return http.StatusUnsupportedMediaType
+	case apperr.KindUnprocessable:
+		return http.StatusUnprocessableEntity
+	case apperr.KindRateLimited:
+		return http.StatusTooManyRequests
+	case apperr.KindUnavailable:
+		return http.StatusServiceUnavailable
+	case apperr.KindNotImplemented:
+		return http.StatusNotImplemented
+	}
+	return http.StatusInternalServerError
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Only unmarshalable data types get here: a programming error.
+		status = http.StatusInternalServerError
+		b = []byte(`{"status":false,"error":{"code":"INTERNAL_ERROR","message":"An internal error occurred; please retry later"},"meta":{"requestId":"","timestamp":""}}`)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}

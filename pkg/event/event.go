@@ -1,0 +1,51 @@
+// Package event defines the one envelope every event on Kafka uses, and
+// the topic each bounded context publishes to.
+package event
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Topics, one per publishing context. Deployments add a prefix
+// (KAFKA_TOPIC_PREFIX) so that environments and tests share a broker.
+const (
+	TopicAuth         = "auth-events"
+	TopicCustomer     = "customer-events"
+	TopicVerification = "verification-events"
+	TopicGatewayUsage = "gateway-usage"
+)
+
+// Event is the JSON envelope of every message.
+type Event struct {
+	ID          string          `json:"id"`
+	Type        string          `json:"type"`
+	Time        time.Time       `json:"time"`
+	OrgID       string          `json:"orgId"`
+	Environment string          `json:"environment,omitempty"`
+	Data        json.RawMessage `json:"data"`
+}
+
+// New builds an event with a fresh id and the current time.
+func New(typ, orgID, env string, data any) (Event, error) {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return Event{}, fmt.Errorf("event: marshal %s: %w", typ, err)
+	}
+	return Event{ID: uuid.NewString(), Type: typ, Time: time.Now().UTC(), OrgID: orgID, Environment: env, Data: raw}, nil
+}
+
+// Decode parses an event and checks the fields every consumer relies on.
+func Decode(b []byte) (Event, error) {
+	var e Event
+	if err := json.Unmarshal(b, &e); err != nil {
+		return Event{}, fmt.Errorf("event: decode: %w", err)
+	}
+	if e.ID == "" || e.Type == "" {
+		return Event{}, fmt.Errorf("event: missing id or type")
+	}
+	return e, nil
+}

@@ -1,0 +1,142 @@
+// Package inbox is the idempotent Kafka consumer: each event's effect and
+// the record that the event was processed commit in one transaction, and
+// the offset is committed only afterwards. A redelivery (after a crash, a
+// rebalance or a producer retry) finds the record and changes nothing.
+package inbox
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/segmentio/kafka-go"
+
+	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/pgdb"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Migration returns the processed-events table's migrations.
+func Migration() pgdb.Migration {
+	sub, _ := fs.Sub(migrations, "migrations")
+	return pgdb.Migration{VersionTable: "inbox_schema_version", Files: sub}
+}
+
+// Handler applies one event inside tx. Returning an error rolls the
+// transaction back and retries the event; wrap it with Permanent to log it
+// and move on instead.
+type Handler func(ctx context.Context, tx pgx.Tx, e event.Event) error
+
+type permanentError struct{ error }
+
+func (p permanentError) Unwrap() error { return p.error }
+
+// Permanent marks an error that retrying cannot fix (a malformed payload).
+func Permanent(err error) error { return permanentError{err} }
+
+// Fetcher is the part of kafka.Reader the consumer needs.
+type Fetcher interface {
+	FetchMessage(ctx context.Context) (kafka.Message, error)
+	CommitMessages(ctx context.Context, msgs ...kafka.Message) error
+}
+
+// Consumer applies events from a reader exactly once per consumer name.
+type Consumer struct {
+	name   string
+	reader Fetcher
+	pool   *pgxpool.Pool
+	handle Handler
+	log    *slog.Logger
+}
+
+// New returns a consumer; name identifies it in processed_events and is
+// usually the consumer group id.
+func New(name string, reader Fetcher, pool *pgxpool.Pool, log *slog.Logger, h Handler) *Consumer {
+	return &Consumer{name: name, reader: reader, pool: pool, handle: h, log: log}
+}
+
+// Run consumes until ctx ends.
+func (c *Consumer) Run(ctx context.Context) error {
+	for {
+		m, err := c.reader.FetchMessage(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			c.log.Warn("consumer fetch failed", "consumer", c.name, "err", err)
+			if !sleep(ctx, time.Second) {
+				return nil
+			}
+			continue
+		}
+		if !c.process(ctx, m) {
+			return nil
+		}
+		if err := c.reader.CommitMessages(ctx, m); err != nil && ctx.Err() == nil {
+			c.log.Warn("consumer commit failed", "consumer", c.name, "err", err)
+		}
+	}
+}
+
+// process applies m, retrying transient failures with backoff. It returns
+// false only when ctx ended first.
+func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
+	e, err := event.Decode(m.Value)
+	if err != nil {
+		c.log.Error("skipping undecodable event", "consumer", c.name, "topic", m.Topic, "offset", m.Offset, "err", err)
+		return true
+	}
+	backoff := 100 * time.Millisecond
+	for {
+		err := c.Apply(ctx, e)
+		if err == nil {
+			return true
+		}
+		var perm permanentError
+		if errors.As(err, &perm) {
+			c.log.Error("skipping event that cannot be applied", "consumer", c.name, "event_id", e.ID, "type", e.Type, "err", err)
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		c.log.Warn("event failed; will retry", "consumer", c.name, "event_id", e.ID, "type", e.Type, "err", err)
+		if !sleep(ctx, backoff) {
+			return false
+		}
+		backoff = min(backoff*2, 10*time.Second)
+	}
+}
+
+// Apply runs the handler for e unless this consumer already processed it.
+// It is exported so that tests and replays can feed events directly.
+func (c *Consumer) Apply(ctx context.Context, e event.Event) error {
+	return pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `INSERT INTO processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, c.name, e.ID)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return nil
+		}
+		return c.handle(ctx, tx, e)
+	})
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

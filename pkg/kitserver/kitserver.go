@@ -1,0 +1,89 @@
+// Package kitserver adapts go-kit endpoints to the platform's HTTP
+// conventions: responses and errors in the envelope, one instrumentation
+// middleware keyed by operation name (log line with duration and error
+// code, request counter and latency histogram) instead of per-method
+// wrappers.
+package kitserver
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/go-kit/kit/endpoint"
+	kithttp "github.com/go-kit/kit/transport/http"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/envelope"
+)
+
+// Result is what an endpoint returns on success.
+type Result struct {
+	Status  int
+	Message string
+	Data    any
+	// Cookies are set on the response (dashboard sessions).
+	Cookies []*http.Cookie
+}
+
+// NewServer wraps an endpoint in a go-kit HTTP server that writes Results
+// and errors as envelopes.
+func NewServer(e endpoint.Endpoint, dec kithttp.DecodeRequestFunc, log *slog.Logger) *kithttp.Server {
+	return kithttp.NewServer(e, dec,
+		func(ctx context.Context, w http.ResponseWriter, resp any) error {
+			res := resp.(Result)
+			for _, c := range res.Cookies {
+				http.SetCookie(w, c)
+			}
+			status := res.Status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			envelope.OK(ctx, w, status, res.Message, res.Data)
+			return nil
+		},
+		kithttp.ServerErrorEncoder(func(ctx context.Context, err error, w http.ResponseWriter) {
+			envelope.Fail(ctx, w, log, err)
+		}),
+	)
+}
+
+// Instrumenter builds the per-operation middleware.
+type Instrumenter struct {
+	log      *slog.Logger
+	requests metric.Int64Counter
+	latency  metric.Float64Histogram
+}
+
+// NewInstrumenter registers the endpoint metrics on meter.
+func NewInstrumenter(log *slog.Logger, meter metric.Meter) *Instrumenter {
+	req, _ := meter.Int64Counter("kyc_endpoint_requests_total", metric.WithDescription("Endpoint calls by operation and result code"))
+	lat, _ := meter.Float64Histogram("kyc_endpoint_duration_seconds", metric.WithDescription("Endpoint latency by operation"), metric.WithUnit("s"))
+	return &Instrumenter{log: log, requests: req, latency: lat}
+}
+
+// Wrap returns middleware for the named operation.
+func (in *Instrumenter) Wrap(op string) endpoint.Middleware {
+	return func(next endpoint.Endpoint) endpoint.Endpoint {
+		return func(ctx context.Context, req any) (any, error) {
+			start := time.Now()
+			resp, err := next(ctx, req)
+			d := time.Since(start)
+			code := "OK"
+			if err != nil {
+				code = apperr.CodeInternal
+				if e, ok := apperr.As(err); ok {
+					code = e.Code
+				}
+			}
+			attrs := metric.WithAttributes(attribute.String("operation", op), attribute.String("code", code))
+			in.requests.Add(ctx, 1, attrs)
+			in.latency.Record(ctx, d.Seconds(), metric.WithAttributes(attribute.String("operation", op)))
+			in.log.DebugContext(ctx, "endpoint", "op", op, "code", code, "duration_ms", float64(d.Microseconds())/1000)
+			return resp, err
+		}
+	}
+}

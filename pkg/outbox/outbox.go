@@ -1,0 +1,59 @@
+// Package outbox makes "change state and publish an event" atomic: Add
+// writes the event in the caller's transaction, and a Relay publishes
+// committed rows to Kafka and marks them sent. A crash between the two only
+// delays an event (it is published again, and consumers dedupe by id).
+package outbox
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/pgdb"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Migration returns the outbox table's migrations for pgdb.Migrate.
+func Migration() pgdb.Migration {
+	sub, _ := fs.Sub(migrations, "migrations")
+	return pgdb.Migration{VersionTable: "outbox_schema_version", Files: sub}
+}
+
+// notifyChannel wakes the relay as soon as a transaction with events commits.
+const notifyChannel = "kyc_outbox"
+
+// Message is one event bound for a topic, keyed so that events of the same
+// aggregate (a customer, an organization) keep their order.
+type Message struct {
+	Topic string
+	Key   string
+	Event event.Event
+}
+
+// Add inserts messages in tx. NOTIFY is delivered only if tx commits.
+func Add(ctx context.Context, tx pgx.Tx, msgs ...Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	b := &pgx.Batch{}
+	for _, m := range msgs {
+		payload, err := json.Marshal(m.Event)
+		if err != nil {
+			return fmt.Errorf("outbox: marshal: %w", err)
+		}
+		b.Queue(`INSERT INTO outbox (event_id, event_type, topic, msg_key, payload) VALUES ($1, $2, $3, $4, $5)`,
+			m.Event.ID, m.Event.Type, m.Topic, m.Key, payload)
+	}
+	b.Queue(`SELECT pg_notify($1, '')`, notifyChannel)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("outbox: insert: %w", err)
+	}
+	return nil
+}

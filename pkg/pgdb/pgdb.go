@@ -1,0 +1,90 @@
+// Package pgdb opens a service's PostgreSQL pool and applies its embedded,
+// numbered, forward-only migrations. The same Migrate runs in the binary at
+// start-up, in tests and in the Kubernetes migration Job; concurrent runs
+// are serialised by tern's advisory lock.
+package pgdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/tern/v2/migrate"
+)
+
+// Open connects a pool and checks it answers within the context deadline.
+func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("pgdb: parse url: %w", err)
+	}
+	if maxConns > 0 {
+		cfg.MaxConns = maxConns
+	}
+	cfg.MaxConnIdleTime = 5 * time.Minute
+	cfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
+		// Scan timestamps as UTC whatever the process's local zone is.
+		c.TypeMap().RegisterType(&pgtype.Type{Name: "timestamptz", OID: pgtype.TimestamptzOID, Codec: &pgtype.TimestamptzCodec{ScanLocation: time.UTC}})
+		return nil
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgdb: connect: %w", err)
+	}
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := pool.Ping(pctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("pgdb: ping: %w", err)
+	}
+	return pool, nil
+}
+
+// Migration is one set of migrations with its own version table, so that
+// shared kit packages (outbox, inbox) version their tables independently
+// of the service's own schema.
+type Migration struct {
+	VersionTable string
+	Files        fs.FS
+}
+
+// Migrate applies every set in order on a dedicated connection.
+func Migrate(ctx context.Context, url string, sets ...Migration) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return fmt.Errorf("pgdb: migrate connect: %w", err)
+	}
+	defer conn.Close(context.Background())
+	for _, s := range sets {
+		m, err := migrate.NewMigrator(ctx, conn, s.VersionTable)
+		if err != nil {
+			return fmt.Errorf("pgdb: migrator %s: %w", s.VersionTable, err)
+		}
+		if err := m.LoadMigrations(s.Files); err != nil {
+			return fmt.Errorf("pgdb: load migrations %s: %w", s.VersionTable, err)
+		}
+		if err := m.Migrate(ctx); err != nil {
+			return fmt.Errorf("pgdb: migrate %s: %w", s.VersionTable, err)
+		}
+	}
+	return nil
+}
+
+// UniqueViolation returns the violated constraint's name when err is a
+// unique violation.
+func UniqueViolation(err error) (string, bool) {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "23505" {
+		return pe.ConstraintName, true
+	}
+	return "", false
+}
+
+// IsNoRows reports whether err means the query matched nothing.
+func IsNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }

@@ -1,0 +1,146 @@
+// Package platform boots what every service process has: logger,
+// telemetry, its PostgreSQL database with migrations (its own plus the
+// outbox and inbox tables), the Kafka writer and outbox relay, the
+// principal verifier, health probes and /metrics. A service's app package
+// adds its own parts on top and calls Serve; the wiring stays explicit.
+package platform
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/segmentio/kafka-go"
+
+	"github.com/kycfield/kyc/pkg/config"
+	"github.com/kycfield/kyc/pkg/health"
+	"github.com/kycfield/kyc/pkg/inbox"
+	"github.com/kycfield/kyc/pkg/kafkabus"
+	"github.com/kycfield/kyc/pkg/outbox"
+	"github.com/kycfield/kyc/pkg/pgdb"
+	"github.com/kycfield/kyc/pkg/principal"
+	"github.com/kycfield/kyc/pkg/requestid"
+	"github.com/kycfield/kyc/pkg/server"
+	"github.com/kycfield/kyc/pkg/telemetry"
+)
+
+// Options describe the service being booted.
+type Options struct {
+	Name        string
+	Common      config.Common
+	DatabaseURL string
+	MaxConns    int32
+	// Migrations are the service's own; outbox and inbox are added.
+	Migrations pgdb.Migration
+	// Topics (short names) the service publishes to or consumes from; they
+	// are created when missing.
+	Topics []string
+}
+
+// Base is a booted service process.
+type Base struct {
+	Name    string
+	Log     *slog.Logger
+	Tel     *telemetry.Telemetry
+	DB      *pgxpool.Pool
+	Bus     kafkabus.Config
+	Writer  *kafka.Writer
+	Signer  *principal.Signer
+	Health  *health.Health
+	Mux     *http.ServeMux
+	common  config.Common
+	workers []server.Worker
+	closers []func()
+}
+
+// Boot connects and migrates everything a service needs.
+func Boot(ctx context.Context, log *slog.Logger, o Options) (*Base, error) {
+	b := &Base{Name: o.Name, Log: log, Health: health.New(), Mux: http.NewServeMux(), common: o.Common}
+	ok := false
+	defer func() {
+		if !ok {
+			b.Close()
+		}
+	}()
+	var err error
+	if b.Tel, err = telemetry.New(ctx, o.Name); err != nil {
+		return nil, fmt.Errorf("telemetry: %w", err)
+	}
+	b.closers = append(b.closers, func() { _ = b.Tel.Shutdown(context.Background()) })
+	if b.Signer, err = principal.NewSigner(o.Common.PrincipalSecrets, o.Common.PrincipalTTL); err != nil {
+		return nil, err
+	}
+	mctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if err := pgdb.Migrate(mctx, o.DatabaseURL, o.Migrations, outbox.Migration(), inbox.Migration()); err != nil {
+		return nil, err
+	}
+	if b.DB, err = pgdb.Open(ctx, o.DatabaseURL, o.MaxConns); err != nil {
+		return nil, err
+	}
+	b.closers = append(b.closers, b.DB.Close)
+	b.Bus = kafkabus.Config{Brokers: o.Common.KafkaBrokers, TopicPrefix: o.Common.KafkaTopicPrefix,
+		Partitions: o.Common.KafkaPartitions, Replication: o.Common.KafkaReplication}
+	if len(o.Topics) > 0 {
+		full := make([]string, len(o.Topics))
+		for i, t := range o.Topics {
+			full[i] = b.Bus.Topic(t)
+		}
+		if err := kafkabus.EnsureTopics(ctx, b.Bus, full...); err != nil {
+			return nil, err
+		}
+	}
+	b.Writer = kafkabus.NewWriter(b.Bus)
+	b.closers = append(b.closers, func() { _ = b.Writer.Close() })
+	b.AddWorker(outbox.NewRelay(b.DB, b.Writer, log).Run)
+	b.Health.Add("postgres", func(ctx context.Context) error { return b.DB.Ping(ctx) })
+	b.Health.Add("kafka", func(ctx context.Context) error { return kafkabus.Ping(ctx, b.Bus.Brokers) })
+	b.Health.Register(b.Mux)
+	b.Mux.Handle("GET /metrics", b.Tel.MetricsHandler())
+	ok = true
+	return b, nil
+}
+
+// AddWorker runs w beside the HTTP server for the life of the process.
+func (b *Base) AddWorker(w server.Worker) { b.workers = append(b.workers, w) }
+
+// AddCloser runs f when the process stops (after workers have stopped).
+func (b *Base) AddCloser(f func()) { b.closers = append(b.closers, f) }
+
+// Consume runs an idempotent consumer of topics (short names) in group.
+// The group id carries the topic prefix, so that deployments (and tests)
+// sharing a broker never share a group.
+func (b *Base) Consume(group string, h inbox.Handler, topics ...string) {
+	full := make([]string, len(topics))
+	for i, t := range topics {
+		full[i] = b.Bus.Topic(t)
+	}
+	group = b.Bus.TopicPrefix + group
+	r := kafkabus.NewGroupReader(b.Bus, group, full...)
+	b.closers = append(b.closers, func() { _ = r.Close() })
+	b.AddWorker(inbox.New(group, r, b.DB, b.Log, h).Run)
+}
+
+// Protect requires a gateway-signed principal of one of kinds on h.
+func (b *Base) Protect(h http.Handler, kinds ...principal.Kind) http.Handler {
+	return principal.Require(b.Signer, b.Log, kinds...)(h)
+}
+
+// Serve runs the HTTP server and workers until ctx ends, then closes
+// everything in reverse order.
+func (b *Base) Serve(ctx context.Context, addr string, onListen func(string)) error {
+	defer b.Close()
+	h := server.HTTP{Addr: addr, Handler: requestid.Middleware(b.Mux), OnListen: onListen}
+	return server.Run(ctx, b.Log, b.Health, h, b.common.ShutdownTimeout, b.workers...)
+}
+
+// Close releases resources; safe to call twice.
+func (b *Base) Close() {
+	for i := len(b.closers) - 1; i >= 0; i-- {
+		b.closers[i]()
+	}
+	b.closers = nil
+}

@@ -1,0 +1,76 @@
+// Package server runs a process's long-lived parts (HTTP server, outbox
+// relay, consumers) together and shuts them down in order on SIGTERM:
+// readiness fails first, in-flight requests drain, then workers stop.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/kycfield/kyc/pkg/health"
+)
+
+// HTTP describes the HTTP server of a process.
+type HTTP struct {
+	Addr    string
+	Handler http.Handler
+	// OnListen is called with the bound address (tests listen on :0).
+	OnListen func(addr string)
+}
+
+// Worker is a background loop that returns when its context ends.
+type Worker func(ctx context.Context) error
+
+// Run serves h and runs workers until ctx ends or one of them fails.
+func Run(ctx context.Context, log *slog.Logger, hl *health.Health, h HTTP, drain time.Duration, workers ...Worker) error {
+	ln, err := net.Listen("tcp", h.Addr)
+	if err != nil {
+		return fmt.Errorf("server: listen %s: %w", h.Addr, err)
+	}
+	if h.OnListen != nil {
+		h.OnListen(ln.Addr().String())
+	}
+	srv := &http.Server{
+		Handler:           h.Handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      120 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWork()
+	for _, w := range workers {
+		g.Go(func() error { return w(workCtx) })
+	}
+	g.Go(func() error {
+		log.Info("listening", "addr", ln.Addr().String())
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	})
+	g.Go(func() error {
+		<-gctx.Done()
+		log.Info("shutting down")
+		if hl != nil {
+			hl.Drain()
+		}
+		sctx, cancel := context.WithTimeout(context.Background(), drain)
+		defer cancel()
+		err := srv.Shutdown(sctx)
+		stopWork()
+		return err
+	})
+	err = g.Wait()
+	log.Info("stopped")
+	return err
+}

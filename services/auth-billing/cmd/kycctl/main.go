@@ -1,0 +1,176 @@
+// Command kycctl is the operators' tool: it creates organizations and API
+// keys, changes plans and reads usage through auth-billing's admin API.
+//
+//	kycctl orgs create --name NAME [--plan developer|growth|enterprise]
+//	kycctl orgs get ORG_ID
+//	kycctl orgs plan ORG_ID PLAN
+//	kycctl keys create --org ORG_ID --env test|live --scopes kyc:read,kyc:write [--name NAME]
+//	kycctl keys list --org ORG_ID
+//	kycctl keys revoke KEY_ID
+//	kycctl usage ORG_ID [--month YYYY-MM]
+//
+// The admin API address and token come from KYC_ADMIN_URL and ADMIN_TOKEN
+// (or --url and --token). Output is the response's data as JSON.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "kycctl:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage:
+  kycctl orgs create --name NAME [--plan developer|growth|enterprise]
+  kycctl orgs get ORG_ID
+  kycctl orgs plan ORG_ID PLAN
+  kycctl keys create --org ORG_ID --env test|live --scopes kyc:read,kyc:write [--name NAME]
+  kycctl keys list --org ORG_ID
+  kycctl keys revoke KEY_ID
+  kycctl usage ORG_ID [--month YYYY-MM]
+global flags: --url (KYC_ADMIN_URL), --token (ADMIN_TOKEN)`
+
+type client struct {
+	base, token string
+	http        *http.Client
+}
+
+func run(args []string, out io.Writer) error {
+	if len(args) == 0 {
+		return errors.New(usage)
+	}
+	fs := flag.NewFlagSet("kycctl", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	baseURL := fs.String("url", envOr("KYC_ADMIN_URL", "http://127.0.0.1:8081"), "admin API base URL")
+	token := fs.String("token", envOr("ADMIN_TOKEN", "local-admin-token-change-me"), "admin token")
+	name := fs.String("name", "", "name")
+	plan := fs.String("plan", "", "plan")
+	org := fs.String("org", "", "organization id")
+	env := fs.String("env", "", "environment")
+	scopes := fs.String("scopes", "", "comma-separated scopes")
+	month := fs.String("month", "", "YYYY-MM")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return fmt.Errorf("%v\n%s", err, usage)
+	}
+	c := client{base: strings.TrimRight(*baseURL, "/"), token: *token, http: &http.Client{Timeout: 30 * time.Second}}
+	cmd := strings.Join(pos[:min(2, len(pos))], " ")
+	var data json.RawMessage
+	switch {
+	case cmd == "orgs create" && *name != "":
+		data, err = c.do("POST", "/admin/v1/orgs", map[string]any{"name": *name, "plan": *plan})
+	case cmd == "orgs get" && len(pos) == 3:
+		data, err = c.do("GET", "/admin/v1/orgs/"+url.PathEscape(pos[2]), nil)
+	case cmd == "orgs plan" && len(pos) == 4:
+		data, err = c.do("PUT", "/admin/v1/orgs/"+url.PathEscape(pos[2])+"/plan", map[string]any{"plan": pos[3]})
+	case cmd == "keys create" && *org != "":
+		data, err = c.do("POST", "/admin/v1/orgs/"+url.PathEscape(*org)+"/keys",
+			map[string]any{"environment": *env, "scopes": splitList(*scopes), "name": *name})
+	case cmd == "keys list" && *org != "":
+		data, err = c.do("GET", "/admin/v1/orgs/"+url.PathEscape(*org)+"/keys", nil)
+	case cmd == "keys revoke" && len(pos) == 3:
+		data, err = c.do("POST", "/admin/v1/keys/"+url.PathEscape(pos[2])+"/revoke", nil)
+	case len(pos) == 2 && pos[0] == "usage":
+		data, err = c.do("GET", "/admin/v1/orgs/"+url.PathEscape(pos[1])+"/usage?month="+url.QueryEscape(*month), nil)
+	default:
+		return errors.New(usage)
+	}
+	if err != nil {
+		return err
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, data, "", "  "); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(out, pretty.String())
+	return err
+}
+
+// parseInterspersed lets flags follow positional arguments.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+func (c client) do(method, path string, body any) (json.RawMessage, error) {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, c.base+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach the admin API at %s: %w", c.base, err)
+	}
+	defer resp.Body.Close()
+	var env struct {
+		Status bool            `json:"status"`
+		Data   json.RawMessage `json:"data"`
+		Error  *struct {
+			Code, Message string
+			Details       []map[string]any
+		} `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
+		return nil, fmt.Errorf("unexpected %s response from the admin API", resp.Status)
+	}
+	if !env.Status || env.Error != nil {
+		if env.Error == nil {
+			return nil, fmt.Errorf("request failed: %s", resp.Status)
+		}
+		msg := fmt.Sprintf("%s: %s", env.Error.Code, env.Error.Message)
+		for _, d := range env.Error.Details {
+			msg += fmt.Sprintf("\n  %v: %v", d["field"], d["message"])
+		}
+		return nil, errors.New(msg)
+	}
+	return env.Data, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}

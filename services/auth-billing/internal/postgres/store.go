@@ -1,0 +1,187 @@
+// Package postgres is auth-billing's repository: SQL written out, database
+// errors turned into domain errors, events written to the outbox in the
+// same transaction as the rows they describe.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/outbox"
+	"github.com/kycfield/kyc/pkg/pgdb"
+	"github.com/kycfield/kyc/pkg/principal"
+	"github.com/kycfield/kyc/services/auth-billing/internal/account"
+)
+
+// Store implements account.Store.
+type Store struct {
+	pool  *pgxpool.Pool
+	topic string
+}
+
+// New returns a Store publishing account events to topic (full name).
+func New(pool *pgxpool.Pool, topic string) *Store { return &Store{pool: pool, topic: topic} }
+
+// Atomic runs fn in a transaction.
+func (s *Store) Atomic(ctx context.Context, fn func(account.Tx) error) error {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return fn(&txn{tx: tx, topic: s.topic}) })
+	if err != nil {
+		if _, ok := apperr.As(err); ok {
+			return err
+		}
+		return apperr.Internal(err)
+	}
+	return nil
+}
+
+type txn struct {
+	tx    pgx.Tx
+	topic string
+}
+
+func notFound(err error, what string) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return apperr.NotFound(what)
+	}
+	return err
+}
+
+func (t *txn) InsertOrg(ctx context.Context, o account.Org) error {
+	_, err := t.tx.Exec(ctx, `INSERT INTO organizations (id, name, plan, version, created_at, updated_at) VALUES ($1,$2,$3,$4,$5,$6)`,
+		o.ID, o.Name, o.Plan, o.Version, o.CreatedAt, o.UpdatedAt)
+	return err
+}
+
+func (t *txn) Org(ctx context.Context, id string, forUpdate bool) (account.Org, error) {
+	q := `SELECT id, name, plan, version, created_at, updated_at FROM organizations WHERE id = $1`
+	if forUpdate {
+		q += ` FOR UPDATE`
+	}
+	var o account.Org
+	err := t.tx.QueryRow(ctx, q, id).Scan(&o.ID, &o.Name, &o.Plan, &o.Version, &o.CreatedAt, &o.UpdatedAt)
+	return o, notFound(err, "Organization")
+}
+
+func (t *txn) UpdateOrg(ctx context.Context, o account.Org) error {
+	_, err := t.tx.Exec(ctx, `UPDATE organizations SET name=$2, plan=$3, version=$4, updated_at=$5 WHERE id=$1`,
+		o.ID, o.Name, o.Plan, o.Version, o.UpdatedAt)
+	return err
+}
+
+func (t *txn) StartPlanPeriod(ctx context.Context, orgID, plan string, at time.Time) error {
+	if _, err := t.tx.Exec(ctx, `UPDATE plan_periods SET ended_at = $2 WHERE org_id = $1 AND ended_at IS NULL`, orgID, at); err != nil {
+		return err
+	}
+	_, err := t.tx.Exec(ctx, `INSERT INTO plan_periods (org_id, plan, started_at) VALUES ($1,$2,$3)`, orgID, plan, at)
+	return err
+}
+
+const keyCols = `id, org_id, env, scopes, name, display_prefix, secret_hash, created_at, last_used_at, revoked_at, expires_at, coalesce(replaced_by, ''), version`
+
+func scanKey(row pgx.Row) (account.Key, error) {
+	var k account.Key
+	var env string
+	err := row.Scan(&k.ID, &k.OrgID, &env, &k.Scopes, &k.Name, &k.Prefix, &k.Hash, &k.CreatedAt, &k.LastUsedAt,
+		&k.RevokedAt, &k.ExpiresAt, &k.ReplacedBy, &k.Version)
+	k.Env = principal.Env(env)
+	return k, err
+}
+
+func (t *txn) InsertKey(ctx context.Context, k account.Key) error {
+	_, err := t.tx.Exec(ctx, `INSERT INTO api_keys (id, org_id, env, scopes, name, display_prefix, secret_hash, created_at, version)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`, k.ID, k.OrgID, string(k.Env), k.Scopes, k.Name, k.Prefix, k.Hash, k.CreatedAt, k.Version)
+	return err
+}
+
+func (t *txn) Key(ctx context.Context, orgID, id string, forUpdate bool) (account.Key, error) {
+	q := `SELECT ` + keyCols + ` FROM api_keys WHERE id = $1 AND ($2 = '' OR org_id = $2)`
+	if forUpdate {
+		q += ` FOR UPDATE`
+	}
+	k, err := scanKey(t.tx.QueryRow(ctx, q, id, orgID))
+	return k, notFound(err, "API key")
+}
+
+func (t *txn) KeyByHash(ctx context.Context, hash []byte) (account.Key, error) {
+	k, err := scanKey(t.tx.QueryRow(ctx, `SELECT `+keyCols+` FROM api_keys WHERE secret_hash = $1`, hash))
+	return k, notFound(err, "API key")
+}
+
+func (t *txn) UpdateKey(ctx context.Context, k account.Key) error {
+	_, err := t.tx.Exec(ctx, `UPDATE api_keys SET revoked_at=$2, expires_at=$3, replaced_by=nullif($4, ''), version=$5 WHERE id=$1`,
+		k.ID, k.RevokedAt, k.ExpiresAt, k.ReplacedBy, k.Version)
+	return err
+}
+
+func (t *txn) Keys(ctx context.Context, orgID string) ([]account.Key, error) {
+	rows, err := t.tx.Query(ctx, `SELECT `+keyCols+` FROM api_keys WHERE org_id = $1 ORDER BY created_at DESC, id DESC`, orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []account.Key{}
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+func (t *txn) InsertUser(ctx context.Context, u account.User) error {
+	_, err := t.tx.Exec(ctx, `INSERT INTO users (id, org_id, email, password_hash, created_at) VALUES ($1,$2,$3,$4,$5)`,
+		u.ID, u.OrgID, u.Email, u.PasswordHash, u.CreatedAt)
+	if _, dup := pgdb.UniqueViolation(err); dup {
+		return apperr.New(apperr.KindConflict, account.CodeEmailTaken, "An account with this email already exists; log in instead")
+	}
+	return err
+}
+
+func (t *txn) UserByEmail(ctx context.Context, email string) (account.User, error) {
+	return t.user(ctx, `email = $1`, email)
+}
+
+func (t *txn) User(ctx context.Context, id string) (account.User, error) {
+	return t.user(ctx, `id = $1`, id)
+}
+
+func (t *txn) user(ctx context.Context, where string, arg any) (account.User, error) {
+	var u account.User
+	err := t.tx.QueryRow(ctx, `SELECT id, org_id, email, password_hash, created_at FROM users WHERE `+where, arg).
+		Scan(&u.ID, &u.OrgID, &u.Email, &u.PasswordHash, &u.CreatedAt)
+	return u, notFound(err, "User")
+}
+
+func (t *txn) InsertSession(ctx context.Context, s account.Session) error {
+	_, err := t.tx.Exec(ctx, `INSERT INTO sessions (token_hash, user_id, org_id, csrf_token, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6)`,
+		s.Hash, s.UserID, s.OrgID, s.CSRFToken, s.CreatedAt, s.ExpiresAt)
+	return err
+}
+
+func (t *txn) SessionByHash(ctx context.Context, hash []byte) (account.Session, error) {
+	var s account.Session
+	err := t.tx.QueryRow(ctx, `SELECT token_hash, user_id, org_id, csrf_token, created_at, expires_at FROM sessions WHERE token_hash = $1`, hash).
+		Scan(&s.Hash, &s.UserID, &s.OrgID, &s.CSRFToken, &s.CreatedAt, &s.ExpiresAt)
+	return s, notFound(err, "Session")
+}
+
+func (t *txn) DeleteSession(ctx context.Context, hash []byte) error {
+	_, err := t.tx.Exec(ctx, `DELETE FROM sessions WHERE token_hash = $1`, hash)
+	return err
+}
+
+func (t *txn) Emit(ctx context.Context, c account.Change) error {
+	e, err := event.New(c.Type, c.OrgID, c.Env, c.Data)
+	if err != nil {
+		return err
+	}
+	return outbox.Add(ctx, t.tx, outbox.Message{Topic: t.topic, Key: c.OrgID, Event: e})
+}
