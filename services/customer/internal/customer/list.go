@@ -1,0 +1,157 @@
+package customer
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/ids"
+)
+
+// List paging limits.
+const (
+	DefaultLimit = 20
+	MaxLimit     = 100
+	// MaxOffset bounds page-number paging: deeper pages cost a scan of
+	// every skipped row, so they are reached with the cursor instead.
+	MaxOffset = 10000
+	// CountCap bounds the exact count of a search; larger totals are
+	// reported as CountCap with totalExact false.
+	CountCap = 10000
+	maxSearch = 100
+)
+
+// Cursor marks the last customer of a page, for keyset paging.
+type Cursor struct {
+	CreatedAt time.Time
+	ID        string
+}
+
+// Encode returns the opaque form given to clients.
+func (c Cursor) Encode() string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(c.CreatedAt.UnixMicro(), 10) + "." + c.ID))
+}
+
+// DecodeCursor parses an opaque cursor.
+func DecodeCursor(s string) (Cursor, bool) {
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return Cursor{}, false
+	}
+	ts, id, ok := strings.Cut(string(raw), ".")
+	micros, err := strconv.ParseInt(ts, 10, 64)
+	if !ok || err != nil || !ids.Valid("cus", id) {
+		return Cursor{}, false
+	}
+	return Cursor{CreatedAt: time.UnixMicro(micros).UTC(), ID: id}, true
+}
+
+// ListQuery is a validated list request.
+type ListQuery struct {
+	OrgID, Env string
+	Page       int // 0 when Cursor is used
+	Limit      int
+	Status     string
+	Search     Search
+	Cursor     *Cursor
+}
+
+// Offset of the first row of the page.
+func (q ListQuery) Offset() int {
+	if q.Page <= 1 {
+		return 0
+	}
+	return (q.Page - 1) * q.Limit
+}
+
+// Page is one page of customers.
+type Page struct {
+	Customers  []Customer
+	Total      int64
+	TotalExact bool
+	HasNext    bool
+	NextCursor string
+}
+
+// RawListQuery is the list request as received.
+type RawListQuery struct {
+	Page, Limit, Status, Search, Cursor *string
+}
+
+// ParseListQuery validates paging, filter and search parameters; out of
+// range values are errors, not silently clamped.
+func ParseListQuery(who Caller, raw RawListQuery) (ListQuery, error) {
+	q := ListQuery{OrgID: who.OrgID, Env: who.Env, Page: 1, Limit: DefaultLimit}
+	var ck checker
+	intParam := func(name string, v *string, min, max int, dst *int) {
+		if v == nil {
+			return
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(*v))
+		if err != nil || n < min || n > max {
+			if max == 0 {
+				ck.fail(name, "must be an integer of at least %d", min)
+			} else {
+				ck.fail(name, "must be an integer from %d to %d", min, max)
+			}
+			return
+		}
+		*dst = n
+	}
+	intParam("limit", raw.Limit, 1, MaxLimit, &q.Limit)
+	if raw.Page != nil {
+		n, err := strconv.Atoi(strings.TrimSpace(*raw.Page))
+		if err != nil || n < 1 {
+			ck.fail("page", "must be an integer of at least 1")
+		} else {
+			q.Page = n
+		}
+	}
+	if raw.Status != nil && *raw.Status != "" {
+		s := strings.ToUpper(strings.TrimSpace(*raw.Status))
+		if !slices.Contains(CustomerStatuses, s) {
+			ck.fail("status", "must be one of %s", strings.Join(CustomerStatuses, ", "))
+		}
+		q.Status = s
+	}
+	if raw.Search != nil && strings.TrimSpace(*raw.Search) != "" {
+		if utf8.RuneCountInString(*raw.Search) > maxSearch {
+			ck.fail("search", "must be at most %d characters", maxSearch)
+		} else {
+			q.Search = ParseSearch(*raw.Search)
+		}
+	}
+	if raw.Cursor != nil && *raw.Cursor != "" {
+		c, ok := DecodeCursor(*raw.Cursor)
+		switch {
+		case !ok:
+			ck.fail("cursor", "is not a cursor returned by this endpoint")
+		case raw.Page != nil:
+			ck.fail("page", "cannot be combined with cursor")
+		default:
+			q.Cursor, q.Page = &c, 0
+		}
+	}
+	if q.Cursor == nil && q.Offset() >= MaxOffset {
+		ck.fail("page", "is beyond the first %d results; continue with the cursor from pagination.nextCursor or narrow the search", MaxOffset)
+	}
+	return q, ck.err()
+}
+
+// List returns a page of the caller's live customers, newest first.
+func (s *Service) List(ctx context.Context, q ListQuery) (Page, error) {
+	p, err := s.store.List(ctx, q)
+	if err != nil {
+		if _, ok := apperr.As(err); ok {
+			return Page{}, err
+		}
+		return Page{}, apperr.Internal(fmt.Errorf("list customers: %w", err))
+	}
+	return p, nil
+}

@@ -1,0 +1,355 @@
+package customer
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/ids"
+)
+
+// Caller is who acts, as established by the gateway.
+type Caller struct {
+	OrgID string
+	Env   string
+	// RecordLimit caps live sandbox customers (0 = unlimited).
+	RecordLimit int
+}
+
+// Event types this context publishes.
+const (
+	EventCreated      = "customer.created"
+	EventUpdated      = "customer.updated"
+	EventDeleted      = "customer.deleted"
+	EventAddressAdded = "address.added"
+)
+
+// Change is a domain event, published with the change it describes.
+type Change struct {
+	Type     string
+	Customer Customer
+	// Changed names the fields an update changed.
+	Changed []string
+	// Address is the appended address (address.added).
+	Address *Address
+}
+
+// Store is the persistence port.
+type Store interface {
+	Atomic(ctx context.Context, fn func(Tx) error) error
+	List(ctx context.Context, q ListQuery) (Page, error)
+}
+
+// Tx is what use cases do inside one transaction.
+type Tx interface {
+	// LockIdentity serialises writers of the same phone/email/loanId in
+	// an organization and environment until the transaction ends.
+	LockIdentity(ctx context.Context, orgID, env string, values map[string]string) error
+	FindDuplicates(ctx context.Context, orgID, env string, values map[string]string, exceptID string) ([]Duplicate, error)
+	// CountCreated adds a live customer to the counters; it reports false
+	// (and changes nothing) when limit > 0 and the limit is reached.
+	CountCreated(ctx context.Context, orgID, env, status string, limit int) (bool, error)
+	CountDeleted(ctx context.Context, orgID, env, status string) error
+	CountMoved(ctx context.Context, orgID, env, from, to string) error
+
+	Insert(ctx context.Context, c Customer) error
+	// Get returns a customer; deleted ones only when withDeleted.
+	Get(ctx context.Context, orgID, env, id string, forUpdate, withDeleted bool) (Customer, error)
+	UpdatePersonal(ctx context.Context, c Customer) error
+	UpdateStatus(ctx context.Context, c Customer) error
+	SoftDelete(ctx context.Context, c Customer) error
+	InsertAddress(ctx context.Context, c Customer, a Address, position int) error
+	UpdateAddress(ctx context.Context, c Customer, a Address) error
+	Emit(ctx context.Context, ch Change) error
+}
+
+// Service holds the customer use cases.
+type Service struct {
+	store Store
+	now   func() time.Time
+}
+
+// NewService returns a Service.
+func NewService(s Store, now func() time.Time) *Service { return &Service{store: s, now: now} }
+
+const maxDocumentsOnCreate = 20
+
+// Create validates and records a customer and starts its verification.
+func (s *Service) Create(ctx context.Context, who Caller, in CreateInput) (Customer, error) {
+	now := s.now().UTC()
+	c := Customer{ID: ids.New("cus"), OrgID: who.OrgID, Env: who.Env, Status: StatusPending,
+		SubmittedAt: now, CreatedAt: now, UpdatedAt: now, Addresses: []Address{}, Documents: []Document{}}
+	var ck checker
+	personal(&ck, &c, in.Fields, true)
+	if in.Addresses.Has() {
+		if n := len(in.Addresses.V); n < 1 || n > MaxAddresses {
+			ck.fail("addresses", "must contain 1 to %d addresses", MaxAddresses)
+		}
+		for i, ai := range in.Addresses.V {
+			a := checkAddress(&ck, ai, fmt.Sprintf("addresses[%d].", i))
+			a.ID, a.CreatedAt, a.UpdatedAt = ids.New("adr"), now, now
+			c.Addresses = append(c.Addresses, a)
+		}
+	}
+	if in.Documents.Has() {
+		if len(in.Documents.V) > maxDocumentsOnCreate {
+			ck.fail("documents", "must contain at most %d documents", maxDocumentsOnCreate)
+		}
+		for i, di := range in.Documents.V {
+			d := checkDocument(&ck, di, fmt.Sprintf("documents[%d].", i), who.Env)
+			d.ID, d.UploadedAt = ids.New("doc"), now
+			c.Documents = append(c.Documents, d)
+		}
+	}
+	if in.RelogReason.Has() {
+		r, msg := cleanText(in.RelogReason.V, maxRelogReason, true)
+		if msg == "" && r == "" {
+			msg = "must be a non-empty string"
+		}
+		if msg != "" {
+			ck.fail("relogReason", "%s", msg)
+		}
+		c.RelogReason = r
+	}
+	if err := ck.err(); err != nil {
+		return Customer{}, err
+	}
+	err := s.store.Atomic(ctx, func(tx Tx) error {
+		keys := identity(c, nil)
+		if err := tx.LockIdentity(ctx, c.OrgID, c.Env, keys); err != nil {
+			return err
+		}
+		if c.RelogReason == "" {
+			if err := checkDuplicates(ctx, tx, c, keys); err != nil {
+				return err
+			}
+		}
+		limit := 0
+		if who.Env == "test" {
+			limit = who.RecordLimit
+		}
+		ok, err := tx.CountCreated(ctx, c.OrgID, c.Env, c.Status, limit)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return apperr.New(apperr.KindForbidden, CodePlanLimitExceeded,
+				fmt.Sprintf("Your plan allows at most %d sandbox customer records; delete some or upgrade your plan", limit))
+		}
+		if err := tx.Insert(ctx, c); err != nil {
+			return err
+		}
+		return tx.Emit(ctx, Change{Type: EventCreated, Customer: c})
+	})
+	return c, err
+}
+
+// identity lists the identifying values of c; with only, just those fields.
+func identity(c Customer, only []string) map[string]string {
+	all := map[string]string{"phone": c.Phone, "email": c.Email, "loanId": c.LoanID}
+	out := map[string]string{}
+	for k, v := range all {
+		if v != "" && (only == nil || slices.Contains(only, k)) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func checkDuplicates(ctx context.Context, tx Tx, c Customer, keys map[string]string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	dups, err := tx.FindDuplicates(ctx, c.OrgID, c.Env, keys, c.ID)
+	if err != nil || len(dups) == 0 {
+		return err
+	}
+	return DuplicateError(dups)
+}
+
+// DuplicateError names every matching field and the customer holding it.
+func DuplicateError(dups []Duplicate) error {
+	details := make([]apperr.Detail, 0, len(dups))
+	var fields []string
+	for _, d := range dups {
+		details = append(details, apperr.Detail{Field: d.Field, Message: "matches an existing customer", ExistingID: d.CustomerID})
+		if !slices.Contains(fields, d.Field) {
+			fields = append(fields, d.Field)
+		}
+	}
+	return &apperr.Error{Kind: apperr.KindInvalid, Code: CodeDuplicate,
+		Message: fmt.Sprintf(duplicateMessageTemplate, strings.Join(fields, ", ")), Details: details}
+}
+
+// Get returns a live customer of the caller.
+func (s *Service) Get(ctx context.Context, who Caller, id string) (Customer, error) {
+	if !ids.Valid("cus", id) {
+		return Customer{}, ErrNotFound
+	}
+	var c Customer
+	err := s.store.Atomic(ctx, func(tx Tx) (err error) {
+		c, err = tx.Get(ctx, who.OrgID, who.Env, id, false, false)
+		return err
+	})
+	return c, err
+}
+
+// Update changes personal details; addresses and documents are not
+// touched. Changing phone, email or loanId to a value another live
+// customer holds is refused.
+func (s *Service) Update(ctx context.Context, who Caller, id string, in Fields) (Customer, error) {
+	var probe checker
+	scratch := Customer{FirstName: "Xx", LastName: "Xx", Phone: "+2348000000000"}
+	personal(&probe, &scratch, in, false)
+	if err := probe.err(); err != nil {
+		return Customer{}, err
+	}
+	if !ids.Valid("cus", id) {
+		return Customer{}, ErrNotFound
+	}
+	var c Customer
+	err := s.store.Atomic(ctx, func(tx Tx) (err error) {
+		if c, err = tx.Get(ctx, who.OrgID, who.Env, id, true, false); err != nil {
+			return err
+		}
+		var ck checker
+		changed := personal(&ck, &c, in, false)
+		if err := ck.err(); err != nil {
+			return err
+		}
+		if len(changed) == 0 {
+			return nil
+		}
+		keys := identity(c, changed)
+		if err := tx.LockIdentity(ctx, c.OrgID, c.Env, keys); err != nil {
+			return err
+		}
+		if err := checkDuplicates(ctx, tx, c, keys); err != nil {
+			return err
+		}
+		c.UpdatedAt = s.now().UTC()
+		if err := tx.UpdatePersonal(ctx, c); err != nil {
+			return err
+		}
+		return tx.Emit(ctx, Change{Type: EventUpdated, Customer: c, Changed: changed})
+	})
+	return c, err
+}
+
+// Delete soft-deletes a customer: it leaves lists, counts and the
+// duplicate check, and its open verification work is cancelled.
+func (s *Service) Delete(ctx context.Context, who Caller, id string) error {
+	if !ids.Valid("cus", id) {
+		return ErrNotFound
+	}
+	return s.store.Atomic(ctx, func(tx Tx) error {
+		c, err := tx.Get(ctx, who.OrgID, who.Env, id, true, false)
+		if err != nil {
+			return err
+		}
+		now := s.now().UTC()
+		c.DeletedAt, c.UpdatedAt = &now, now
+		if err := tx.SoftDelete(ctx, c); err != nil {
+			return err
+		}
+		if err := tx.CountDeleted(ctx, c.OrgID, c.Env, c.Status); err != nil {
+			return err
+		}
+		return tx.Emit(ctx, Change{Type: EventDeleted, Customer: c})
+	})
+}
+
+// AddAddress appends one address for verification.
+func (s *Service) AddAddress(ctx context.Context, who Caller, id string, in AddressInput) (Customer, error) {
+	var ck checker
+	a := checkAddress(&ck, in, "")
+	if err := ck.err(); err != nil {
+		return Customer{}, err
+	}
+	if !ids.Valid("cus", id) {
+		return Customer{}, ErrNotFound
+	}
+	var c Customer
+	err := s.store.Atomic(ctx, func(tx Tx) (err error) {
+		if c, err = tx.Get(ctx, who.OrgID, who.Env, id, true, false); err != nil {
+			return err
+		}
+		if len(c.Addresses) >= MaxAddresses {
+			return apperr.New(apperr.KindInvalid, CodeAddressLimit, fmt.Sprintf("A customer may hold at most %d addresses", MaxAddresses))
+		}
+		now := s.now().UTC()
+		a.ID, a.CreatedAt, a.UpdatedAt = ids.New("adr"), now, now
+		if err := tx.InsertAddress(ctx, c, a, len(c.Addresses)); err != nil {
+			return err
+		}
+		c.Addresses = append(c.Addresses, a)
+		if err := s.restatus(ctx, tx, &c, now); err != nil {
+			return err
+		}
+		return tx.Emit(ctx, Change{Type: EventAddressAdded, Customer: c, Address: &a})
+	})
+	return c, err
+}
+
+// restatus recomputes the customer's status from its addresses and
+// persists it with its counters.
+func (s *Service) restatus(ctx context.Context, tx Tx, c *Customer, at time.Time) error {
+	next := OverallStatus(c.Addresses)
+	if next != c.Status && c.DeletedAt == nil {
+		if err := tx.CountMoved(ctx, c.OrgID, c.Env, c.Status, next); err != nil {
+			return err
+		}
+	}
+	if IsFinal(next) && (!IsFinal(c.Status) || c.VerificationDate == nil) {
+		c.VerificationDate = &at
+	} else if !IsFinal(next) {
+		c.VerificationDate = nil
+	}
+	c.Status, c.UpdatedAt = next, s.now().UTC()
+	return tx.UpdateStatus(ctx, *c)
+}
+
+// AddressUpdate is a verification outcome for one address.
+type AddressUpdate struct {
+	OrgID, Env, CustomerID, AddressID, Status string
+	VerificationData                          []byte
+	Sequence                                  int64
+	OccurredAt                                time.Time
+}
+
+// ApplyAddressUpdate moves an address to the status the verification
+// context reports, in the caller's transaction. Updates older than the
+// last applied one (by sequence) are ignored, so replays and reordering
+// change nothing. It reports whether anything changed.
+func (s *Service) ApplyAddressUpdate(ctx context.Context, tx Tx, u AddressUpdate) (bool, error) {
+	if !slices.Contains([]string{AddressPending, AddressAssigned, AddressInProgress, AddressVerified, AddressRejected, AddressCancelled}, u.Status) {
+		return false, apperr.Validation(apperr.Detail{Field: "status", Message: "unknown address status " + u.Status})
+	}
+	c, err := tx.Get(ctx, u.OrgID, u.Env, u.CustomerID, true, true)
+	if apperr.IsCode(err, apperr.CodeNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	i := slices.IndexFunc(c.Addresses, func(a Address) bool { return a.ID == u.AddressID })
+	if i < 0 || u.Sequence <= c.Addresses[i].Sequence {
+		return false, nil
+	}
+	a := &c.Addresses[i]
+	a.Status, a.Sequence, a.UpdatedAt = u.Status, u.Sequence, s.now().UTC()
+	if len(u.VerificationData) > 0 {
+		a.VerificationData = u.VerificationData
+	}
+	if err := tx.UpdateAddress(ctx, c, *a); err != nil {
+		return false, err
+	}
+	at := u.OccurredAt
+	if at.IsZero() {
+		at = s.now().UTC()
+	}
+	return true, s.restatus(ctx, tx, &c, at)
+}

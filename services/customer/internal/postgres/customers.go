@@ -1,0 +1,186 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/kycfield/kyc/services/customer/internal/customer"
+)
+
+// sealed encrypts a BVN/NIN bound to its customer and field.
+func (t *txn) sealed(c customer.Customer, field, v string) []byte {
+	if v == "" {
+		return nil
+	}
+	return t.s.keys.Seal([]byte(v), []byte(c.ID+"|"+field))
+}
+
+func (s *Store) open(id, field string, b []byte) (string, error) {
+	if len(b) == 0 {
+		return "", nil
+	}
+	pt, err := s.keys.Open(b, []byte(id+"|"+field))
+	return string(pt), err
+}
+
+func (t *txn) Insert(ctx context.Context, c customer.Customer) error {
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO customers (id, org_id, env, first_name, last_name, phone, email, occupation, bvn_enc, nin_enc,
+		passport_number, loan_id, loan_type, relog_reason, status, submitted_at, created_at, updated_at, search_text)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19)`,
+		c.ID, c.OrgID, c.Env, c.FirstName, c.LastName, c.Phone, nullable(c.Email), nullable(c.Occupation),
+		t.sealed(c, "bvn", c.BVN), t.sealed(c, "nin", c.NIN), nullable(c.PassportNumber), nullable(c.LoanID),
+		nullable(c.LoanType), nullable(c.RelogReason), c.Status, c.SubmittedAt, c.CreatedAt, c.UpdatedAt, customer.SearchText(c))
+	for i, a := range c.Addresses {
+		queueAddress(b, c.ID, a, i)
+	}
+	for i, d := range c.Documents {
+		b.Queue(`INSERT INTO documents (id, customer_id, position, document_type, file_name, file_url, file_type, file_size, uploaded_at)
+			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`, d.ID, c.ID, i, d.DocumentType, d.FileName, d.FileURL, d.FileType, d.FileSize, d.UploadedAt)
+	}
+	return t.tx.SendBatch(ctx, b).Close()
+}
+
+func queueAddress(b *pgx.Batch, customerID string, a customer.Address, pos int) {
+	b.Queue(`INSERT INTO addresses (id, customer_id, position, label, street_number, street_name, landmark, city, lga, state,
+		country, notes, status, created_at, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`,
+		a.ID, customerID, pos, a.Label, a.StreetNumber, a.StreetName, a.Landmark, a.City, a.LGA, a.State, a.Country, a.Notes,
+		a.Status, a.CreatedAt, a.UpdatedAt)
+}
+
+const customerCols = `id, org_id, env, first_name, last_name, phone, coalesce(email, ''), coalesce(occupation, ''), bvn_enc, nin_enc,
+	coalesce(passport_number, ''), coalesce(loan_id, ''), coalesce(loan_type, ''), coalesce(relog_reason, ''), status,
+	coalesce(report_url, ''), verification_date, submitted_at, created_at, updated_at, deleted_at`
+
+func (s *Store) scanCustomer(row pgx.Row) (customer.Customer, error) {
+	var c customer.Customer
+	var bvn, nin []byte
+	err := row.Scan(&c.ID, &c.OrgID, &c.Env, &c.FirstName, &c.LastName, &c.Phone, &c.Email, &c.Occupation, &bvn, &nin,
+		&c.PassportNumber, &c.LoanID, &c.LoanType, &c.RelogReason, &c.Status, &c.ReportURL, &c.VerificationDate,
+		&c.SubmittedAt, &c.CreatedAt, &c.UpdatedAt, &c.DeletedAt)
+	if err != nil {
+		return c, err
+	}
+	if c.BVN, err = s.open(c.ID, "bvn", bvn); err != nil {
+		return c, err
+	}
+	c.NIN, err = s.open(c.ID, "nin", nin)
+	return c, err
+}
+
+func (t *txn) Get(ctx context.Context, orgID, env, id string, forUpdate, withDeleted bool) (customer.Customer, error) {
+	q := `SELECT ` + customerCols + ` FROM customers WHERE id = $1 AND org_id = $2 AND env = $3`
+	if !withDeleted {
+		q += ` AND deleted_at IS NULL`
+	}
+	if forUpdate {
+		q += ` FOR UPDATE`
+	}
+	c, err := t.s.scanCustomer(t.tx.QueryRow(ctx, q, id, orgID, env))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return c, customer.ErrNotFound
+	}
+	if err != nil {
+		return c, err
+	}
+	byID, err := t.s.children(ctx, t.tx, []string{c.ID})
+	if err != nil {
+		return c, err
+	}
+	ch := byID[c.ID]
+	c.Addresses, c.Documents = ch.addresses, ch.documents
+	return c, nil
+}
+
+// querier is a pool or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+type children struct {
+	addresses []customer.Address
+	documents []customer.Document
+}
+
+// children loads the addresses and documents of several customers in two
+// queries.
+func (s *Store) children(ctx context.Context, q querier, ids []string) (map[string]*children, error) {
+	out := make(map[string]*children, len(ids))
+	for _, id := range ids {
+		out[id] = &children{addresses: []customer.Address{}, documents: []customer.Document{}}
+	}
+	rows, err := q.Query(ctx, `SELECT customer_id, id, label, street_number, street_name, landmark, city, lga, state, country,
+		notes, status, verification_data, sequence, created_at, updated_at FROM addresses WHERE customer_id = ANY($1) ORDER BY customer_id, position`, ids)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var cid string
+		var a customer.Address
+		if err := rows.Scan(&cid, &a.ID, &a.Label, &a.StreetNumber, &a.StreetName, &a.Landmark, &a.City, &a.LGA, &a.State,
+			&a.Country, &a.Notes, &a.Status, &a.VerificationData, &a.Sequence, &a.CreatedAt, &a.UpdatedAt); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out[cid].addresses = append(out[cid].addresses, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows, err = q.Query(ctx, `SELECT customer_id, id, document_type, file_name, file_url, file_type, file_size, verified, uploaded_at
+		FROM documents WHERE customer_id = ANY($1) ORDER BY customer_id, position`, ids)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var cid string
+		var d customer.Document
+		if err := rows.Scan(&cid, &d.ID, &d.DocumentType, &d.FileName, &d.FileURL, &d.FileType, &d.FileSize, &d.Verified, &d.UploadedAt); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out[cid].documents = append(out[cid].documents, d)
+	}
+	return out, rows.Err()
+}
+
+func (t *txn) UpdatePersonal(ctx context.Context, c customer.Customer) error {
+	_, err := t.tx.Exec(ctx, `UPDATE customers SET first_name=$2, last_name=$3, phone=$4, email=$5, occupation=$6, bvn_enc=$7,
+		nin_enc=$8, passport_number=$9, loan_id=$10, loan_type=$11, updated_at=$12, search_text=$13 WHERE id=$1`,
+		c.ID, c.FirstName, c.LastName, c.Phone, nullable(c.Email), nullable(c.Occupation), t.sealed(c, "bvn", c.BVN),
+		t.sealed(c, "nin", c.NIN), nullable(c.PassportNumber), nullable(c.LoanID), nullable(c.LoanType), c.UpdatedAt, customer.SearchText(c))
+	return err
+}
+
+func (t *txn) UpdateStatus(ctx context.Context, c customer.Customer) error {
+	_, err := t.tx.Exec(ctx, `UPDATE customers SET status=$2, verification_date=$3, updated_at=$4 WHERE id=$1`,
+		c.ID, c.Status, c.VerificationDate, c.UpdatedAt)
+	return err
+}
+
+func (t *txn) SoftDelete(ctx context.Context, c customer.Customer) error {
+	_, err := t.tx.Exec(ctx, `UPDATE customers SET deleted_at=$2, updated_at=$3 WHERE id=$1`, c.ID, c.DeletedAt, c.UpdatedAt)
+	return err
+}
+
+func (t *txn) InsertAddress(ctx context.Context, c customer.Customer, a customer.Address, position int) error {
+	b := &pgx.Batch{}
+	queueAddress(b, c.ID, a, position)
+	return t.tx.SendBatch(ctx, b).Close()
+}
+
+func (t *txn) UpdateAddress(ctx context.Context, c customer.Customer, a customer.Address) error {
+	_, err := t.tx.Exec(ctx, `UPDATE addresses SET status=$3, verification_data=$4, sequence=$5, updated_at=$6 WHERE id=$1 AND customer_id=$2`,
+		a.ID, c.ID, a.Status, nullJSON(a.VerificationData), a.Sequence, a.UpdatedAt)
+	return err
+}
+
+func nullJSON(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return string(b)
+}

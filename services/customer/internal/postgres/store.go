@@ -1,0 +1,150 @@
+// Package postgres is the customer repository: SQL written out, BVN/NIN
+// sealed with the keyring on the way in and opened on the way out, and
+// events written to the outbox in the same transaction as the rows.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/keyring"
+	"github.com/kycfield/kyc/pkg/outbox"
+	"github.com/kycfield/kyc/pkg/pgdb"
+	"github.com/kycfield/kyc/services/customer/internal/customer"
+	"github.com/kycfield/kyc/services/customer/internal/events"
+)
+
+// Store implements customer.Store.
+type Store struct {
+	pool  *pgxpool.Pool
+	keys  *keyring.Keyring
+	topic string
+}
+
+// New returns a Store; topic is the full name of the customer topic.
+func New(pool *pgxpool.Pool, keys *keyring.Keyring, topic string) *Store {
+	return &Store{pool: pool, keys: keys, topic: topic}
+}
+
+// Atomic runs fn in a transaction.
+func (s *Store) Atomic(ctx context.Context, fn func(customer.Tx) error) error {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return fn(s.Within(tx)) })
+	return translate(err)
+}
+
+// Within adapts an open transaction (a consumer's) to customer.Tx.
+func (s *Store) Within(tx pgx.Tx) customer.Tx { return &txn{tx: tx, s: s} }
+
+func translate(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := apperr.As(err); ok {
+		return err
+	}
+	if c, ok := pgdb.UniqueViolation(err); ok {
+		// The advisory locks make this a backstop only.
+		field := map[string]string{"customers_unique_phone": "phone", "customers_unique_email": "email", "customers_unique_loan": "loanId"}[c]
+		if field != "" {
+			return customer.DuplicateError([]customer.Duplicate{{Field: field}})
+		}
+	}
+	return apperr.Internal(err)
+}
+
+type txn struct {
+	tx pgx.Tx
+	s  *Store
+}
+
+func (t *txn) LockIdentity(ctx context.Context, orgID, env string, values map[string]string) error {
+	keys := make([]string, 0, len(values))
+	for f, v := range values {
+		keys = append(keys, fmt.Sprintf("customer-identity|%s|%s|%s|%s", orgID, env, f, v))
+	}
+	sort.Strings(keys) // one order for every transaction: no deadlocks
+	for _, k := range keys {
+		if _, err := t.tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *txn) FindDuplicates(ctx context.Context, orgID, env string, values map[string]string, exceptID string) ([]customer.Duplicate, error) {
+	rows, err := t.tx.Query(ctx, `
+		SELECT DISTINCT ON (field) field, id FROM (
+			SELECT 'phone' AS field, id, created_at FROM customers
+			 WHERE org_id = $1 AND env = $2 AND deleted_at IS NULL AND phone = $3 AND id <> $6
+			UNION ALL
+			SELECT 'email', id, created_at FROM customers
+			 WHERE org_id = $1 AND env = $2 AND deleted_at IS NULL AND email = $4 AND id <> $6
+			UNION ALL
+			SELECT 'loanId', id, created_at FROM customers
+			 WHERE org_id = $1 AND env = $2 AND deleted_at IS NULL AND loan_id = $5 AND id <> $6
+		) m ORDER BY field, created_at DESC`,
+		orgID, env, nullable(values["phone"]), nullable(values["email"]), nullable(values["loanId"]), exceptID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (customer.Duplicate, error) {
+		var d customer.Duplicate
+		return d, r.Scan(&d.Field, &d.CustomerID)
+	})
+}
+
+func (t *txn) CountCreated(ctx context.Context, orgID, env, status string, limit int) (bool, error) {
+	var n int64
+	err := t.tx.QueryRow(ctx, `INSERT INTO customer_counts (org_id, env, status, n) VALUES ($1, $2, 'ALL', 1)
+		ON CONFLICT (org_id, env, status) DO UPDATE SET n = customer_counts.n + 1
+		WHERE $3::int = 0 OR customer_counts.n < $3::int RETURNING n`, orgID, env, limit).Scan(&n)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, t.bump(ctx, orgID, env, status, 1)
+}
+
+func (t *txn) CountDeleted(ctx context.Context, orgID, env, status string) error {
+	if err := t.bump(ctx, orgID, env, "ALL", -1); err != nil {
+		return err
+	}
+	return t.bump(ctx, orgID, env, status, -1)
+}
+
+func (t *txn) CountMoved(ctx context.Context, orgID, env, from, to string) error {
+	if err := t.bump(ctx, orgID, env, from, -1); err != nil {
+		return err
+	}
+	return t.bump(ctx, orgID, env, to, 1)
+}
+
+func (t *txn) bump(ctx context.Context, orgID, env, status string, d int) error {
+	_, err := t.tx.Exec(ctx, `INSERT INTO customer_counts (org_id, env, status, n) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (org_id, env, status) DO UPDATE SET n = customer_counts.n + EXCLUDED.n`, orgID, env, status, d)
+	return err
+}
+
+func (t *txn) Emit(ctx context.Context, ch customer.Change) error {
+	e, err := event.New(ch.Type, ch.Customer.OrgID, ch.Customer.Env, events.Payload(ch))
+	if err != nil {
+		return err
+	}
+	return outbox.Add(ctx, t.tx, outbox.Message{Topic: t.s.topic, Key: ch.Customer.ID, Event: e})
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
