@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -30,19 +31,29 @@ func Brokers() []string {
 // test's topics are deleted at cleanup.
 func Config(t testing.TB) kafkabus.Config {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := kafkabus.Ping(ctx, Brokers()); err != nil {
-		t.Fatalf("kafkatest: Kafka is not reachable at %v (run `make test`, which starts it): %v", Brokers(), err)
+	c, err := NewConfig(context.Background())
+	if err != nil {
+		t.Fatalf("kafkatest: %v", err)
 	}
-	var b [5]byte
-	_, _ = rand.Read(b[:])
-	c := kafkabus.Config{Brokers: Brokers(), TopicPrefix: "t" + hex.EncodeToString(b[:]) + ".", Partitions: 3, Replication: 1}
-	t.Cleanup(func() { deleteTopics(c) })
+	t.Cleanup(func() { DeleteTopics(c) })
 	return c
 }
 
-func deleteTopics(c kafkabus.Config) {
+// NewConfig checks the broker and returns a config with a fresh prefix;
+// call DeleteTopics when done.
+func NewConfig(ctx context.Context) (kafkabus.Config, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := kafkabus.Ping(ctx, Brokers()); err != nil {
+		return kafkabus.Config{}, fmt.Errorf("Kafka is not reachable at %v (run `make test`, which starts it): %w", Brokers(), err)
+	}
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	return kafkabus.Config{Brokers: Brokers(), TopicPrefix: "t" + hex.EncodeToString(b[:]) + ".", Partitions: 3, Replication: 1}, nil
+}
+
+// DeleteTopics removes every topic with the config's prefix.
+func DeleteTopics(c kafkabus.Config) {
 	conn, err := kafka.Dial("tcp", c.Brokers[0])
 	if err != nil {
 		return
@@ -87,7 +98,7 @@ func Follow(t testing.TB, c kafkabus.Config, topic string) *Reader {
 	}
 	r := &Reader{t: t, msgs: make(chan event.Event, 1024), cancel: cancel}
 	for _, p := range parts {
-		kr := kafka.NewReader(kafka.ReaderConfig{Brokers: c.Brokers, Topic: topic, Partition: p, MinBytes: 1, MaxWait: 100 * time.Millisecond})
+		kr := kafka.NewReader(kafka.ReaderConfig{Brokers: c.Brokers, Topic: topic, Partition: p, MinBytes: 1, MaxBytes: 1 << 20, MaxWait: 100 * time.Millisecond})
 		go func() {
 			defer kr.Close()
 			for {

@@ -48,20 +48,31 @@ func NewDB(t testing.TB, sets ...pgdb.Migration) (*pgxpool.Pool, string) {
 // CreateDB creates an empty database dropped at cleanup and returns its URL.
 func CreateDB(t testing.TB) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	u, drop, err := Create(context.Background(), t.Name())
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	t.Cleanup(drop)
+	return u
+}
+
+// Create makes an empty database named after label and returns its URL
+// and a function that drops it. Harnesses that outlive one test use it.
+func Create(ctx context.Context, label string) (string, func(), error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	admin, err := pgx.Connect(ctx, AdminURL())
 	if err != nil {
-		t.Fatalf("pgtest: PostgreSQL is not reachable at %s (run `make test`, which starts it): %v", AdminURL(), err)
+		return "", nil, fmt.Errorf("PostgreSQL is not reachable at %s (run `make test`, which starts it): %w", AdminURL(), err)
 	}
 	defer admin.Close(ctx)
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	name := "t_" + sanitize(t.Name()) + "_" + hex.EncodeToString(b[:])
+	name := "t_" + sanitize(label) + "_" + hex.EncodeToString(b[:])
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
-		t.Fatalf("pgtest: create database: %v", err)
+		return "", nil, fmt.Errorf("create database: %w", err)
 	}
-	t.Cleanup(func() {
+	drop := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		c, err := pgx.Connect(ctx, AdminURL())
@@ -70,10 +81,10 @@ func CreateDB(t testing.TB) string {
 		}
 		defer c.Close(ctx)
 		_, _ = c.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
-	})
+	}
 	u, _ := url.Parse(AdminURL())
 	u.Path = "/" + name
-	return u.String()
+	return u.String(), drop, nil
 }
 
 func sanitize(s string) string {
@@ -89,5 +100,5 @@ func sanitize(s string) string {
 			break
 		}
 	}
-	return fmt.Sprint(b.String())
+	return b.String()
 }

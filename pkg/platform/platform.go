@@ -15,7 +15,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/segmentio/kafka-go"
 
+	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/config"
+	"github.com/kycfield/kyc/pkg/envelope"
 	"github.com/kycfield/kyc/pkg/health"
 	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/pkg/kafkabus"
@@ -33,7 +35,8 @@ type Options struct {
 	Common      config.Common
 	DatabaseURL string
 	MaxConns    int32
-	// Migrations are the service's own; outbox and inbox are added.
+	// Migrations are the service's own (optional); outbox and inbox are
+	// always added.
 	Migrations pgdb.Migration
 	// Topics (short names) the service publishes to or consumes from; they
 	// are created when missing.
@@ -75,7 +78,11 @@ func Boot(ctx context.Context, log *slog.Logger, o Options) (*Base, error) {
 	}
 	mctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	if err := pgdb.Migrate(mctx, o.DatabaseURL, o.Migrations, outbox.Migration(), inbox.Migration()); err != nil {
+	sets := []pgdb.Migration{outbox.Migration(), inbox.Migration()}
+	if o.Migrations.Files != nil {
+		sets = append([]pgdb.Migration{o.Migrations}, sets...)
+	}
+	if err := pgdb.Migrate(mctx, o.DatabaseURL, sets...); err != nil {
 		return nil, err
 	}
 	if b.DB, err = pgdb.Open(ctx, o.DatabaseURL, o.MaxConns); err != nil {
@@ -143,4 +150,18 @@ func (b *Base) Close() {
 		b.closers[i]()
 	}
 	b.closers = nil
+}
+
+// NotImplemented answers the given routes (net/http patterns) with 501
+// NOT_IMPLEMENTED for callers with a valid API-key principal: the route
+// exists and is owned here, its behaviour arrives with the context's own
+// issue.
+func (b *Base) NotImplemented(patterns ...string) {
+	h := b.Protect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		envelope.Fail(r.Context(), w, b.Log, apperr.New(apperr.KindNotImplemented, apperr.CodeNotImplemented,
+			"This endpoint is not available yet"))
+	}), principal.KindAPIKey)
+	for _, p := range patterns {
+		b.Mux.Handle(p, h)
+	}
 }

@@ -1,0 +1,3 @@
+module github.com/kycfield/kyc/api
+
+go 1.26.8

@@ -1,0 +1,169 @@
+package edge
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kycfield/kyc/gateway/internal/idempotency"
+	"github.com/kycfield/kyc/gateway/internal/keys"
+	"github.com/kycfield/kyc/gateway/internal/quota"
+	"github.com/kycfield/kyc/gateway/internal/routes"
+	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/principal"
+)
+
+var errInvalidKey = apperr.New(apperr.KindUnauthorized, apperr.CodeUnauthorized, "Missing or invalid API key")
+
+// apiKey runs the API-key pipeline for one request.
+func (g *Gateway) apiKey(w http.ResponseWriter, r *http.Request, rt routes.Route) {
+	ctx := r.Context()
+	secret, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || secret == "" {
+		g.fail(w, r, errInvalidKey.WithHeader("WWW-Authenticate", `Bearer realm="kyc"`))
+		return
+	}
+	id, err := g.resolver.Resolve(ctx, strings.TrimSpace(secret))
+	switch {
+	case errors.Is(err, keys.ErrUnavailable):
+		g.fail(w, r, apperr.Unavailable("Authentication", err))
+		return
+	case err != nil:
+		g.fail(w, r, errInvalidKey.WithHeader("WWW-Authenticate", `Bearer realm="kyc", error="invalid_token"`))
+		return
+	}
+	d := g.limiter.Take(ctx, id.Org.ID, id.Org.Plan.DailyRequests)
+	setRateHeaders(w, d)
+	if !d.Allowed {
+		secs := strconv.Itoa(int(d.Reset.Seconds()) + 1)
+		g.fail(w, r, apperr.New(apperr.KindRateLimited, CodeQuotaExceeded,
+			fmt.Sprintf("Daily request quota of %d exceeded; it resets at 00:00 UTC", d.Limit)).WithHeader("Retry-After", secs))
+		return
+	}
+	g.usage.Seen(id.Org.ID, id.Key.ID, time.Now())
+	if rt.Scope != "" && !slices.Contains(id.Key.Scopes, rt.Scope) {
+		g.fail(w, r, apperr.New(apperr.KindForbidden, apperr.CodeInsufficientScope,
+			"This API key lacks the "+rt.Scope+" scope required by this endpoint"))
+		return
+	}
+	if id.Key.Env == principal.EnvLive && !id.Org.Plan.LiveAccess {
+		g.fail(w, r, apperr.New(apperr.KindForbidden, CodePlanUpgradeRequired,
+			"Live (production) access requires the Growth or Enterprise plan; upgrade from the dashboard"))
+		return
+	}
+	if !g.limitBody(w, r, rt) {
+		return
+	}
+	st := &state{p: principal.Principal{Kind: principal.KindAPIKey, OrgID: id.Org.ID, Env: id.Key.Env, KeyID: id.Key.ID,
+		Scopes: id.Key.Scopes, Plan: id.Org.Plan.ID, RecordLimit: id.Org.Plan.TestRecordLimit, ClientIP: g.clientIP(r)}}
+	if r.Method == http.MethodPost && r.Header.Get(idempotency.Header) != "" {
+		if !g.beginIdempotent(w, r, st) {
+			return
+		}
+	}
+	g.forward(w, r, rt, st)
+}
+
+func setRateHeaders(w http.ResponseWriter, d quota.Decision) {
+	if d.Limit <= 0 {
+		return // no daily cap on this plan
+	}
+	h := w.Header()
+	limit, rem, reset := strconv.Itoa(d.Limit), strconv.FormatInt(d.Remaining, 10), strconv.Itoa(int(d.Reset.Seconds())+1)
+	h.Set("RateLimit-Limit", limit)
+	h.Set("RateLimit-Remaining", rem)
+	h.Set("RateLimit-Reset", reset)
+	h.Set("X-RateLimit-Limit", limit)
+	h.Set("X-RateLimit-Remaining", rem)
+	h.Set("X-RateLimit-Reset", reset)
+}
+
+// limitBody enforces the route's body size, buffering JSON bodies (they
+// are small, and idempotency needs them) and streaming uploads.
+func (g *Gateway) limitBody(w http.ResponseWriter, r *http.Request, rt routes.Route) bool {
+	if rt.Body == routes.BodyNone {
+		return true
+	}
+	max := g.opt.MaxJSON
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	upload := rt.Body == routes.BodyUpload && mt == "multipart/form-data"
+	if upload {
+		max = g.opt.MaxUpload
+	}
+	tooLarge := apperr.New(apperr.KindTooLarge, apperr.CodePayloadTooLarge, fmt.Sprintf("Request body exceeds the limit of %d bytes", max))
+	if r.ContentLength > max {
+		g.fail(w, r, tooLarge)
+		return false
+	}
+	if upload && r.Header.Get(idempotency.Header) == "" {
+		r.Body = http.MaxBytesReader(w, r.Body, max)
+		return true
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, max+1))
+	if err != nil {
+		g.fail(w, r, apperr.New(apperr.KindInvalid, apperr.CodeInvalidJSON, "Request body could not be read"))
+		return false
+	}
+	if int64(len(body)) > max {
+		g.fail(w, r, tooLarge)
+		return false
+	}
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	r.Header.Set("Content-Length", strconv.Itoa(len(body)))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	return true
+}
+
+// beginIdempotent claims the request's key or answers from what is
+// stored. It returns true when the request should run.
+func (g *Gateway) beginIdempotent(w http.ResponseWriter, r *http.Request, st *state) bool {
+	k := r.Header.Get(idempotency.Header)
+	if !idempotency.ValidKey(k) {
+		g.fail(w, r, apperr.Validation(apperr.Detail{Field: idempotency.Header, Message: "must be 1-255 visible ASCII characters"}))
+		return false
+	}
+	body, _ := r.GetBody()
+	raw, _ := io.ReadAll(body)
+	fp := idempotency.Fingerprint(r.Method, r.URL.Path, raw)
+	scope := st.p.OrgID + ":" + string(st.p.Env)
+	outcome, stored, err := g.idem.Begin(r.Context(), scope, k, fp)
+	switch {
+	case err != nil:
+		g.fail(w, r, apperr.Unavailable("The idempotency store", err))
+		return false
+	case outcome == idempotency.Reused:
+		g.fail(w, r, apperr.New(apperr.KindUnprocessable, CodeIdempotencyReused,
+			"This Idempotency-Key was already used with a different request; use a new key for a new request"))
+		return false
+	case outcome == idempotency.InProgress:
+		g.fail(w, r, apperr.New(apperr.KindConflict, CodeRequestInProgress,
+			"A request with this Idempotency-Key is still being processed; retry shortly").WithHeader("Retry-After", "1"))
+		return false
+	case outcome == idempotency.Replay:
+		h := w.Header()
+		for name, vs := range stored.Header {
+			h[name] = vs
+		}
+		h.Set(idempotency.ReplayedHeader, "true")
+		w.WriteHeader(stored.Status)
+		_, _ = w.Write(stored.Body)
+		return false
+	}
+	st.idem = &idemClaim{scope: scope, key: k, fp: fp}
+	return true
+}
+
+// abandon releases a claim after a failure that must not be replayed.
+func (g *Gateway) abandon(ctx context.Context, c *idemClaim) {
+	if err := g.idem.Abandon(context.WithoutCancel(ctx), c.scope, c.key); err != nil {
+		g.log.WarnContext(ctx, "idempotency claim not released; it expires on its own", "err", err)
+	}
+}

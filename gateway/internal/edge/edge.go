@@ -1,0 +1,172 @@
+// Package edge is the gateway's request pipeline: request id, route
+// lookup, API-key authentication, daily quota, scope and plan checks, body
+// limits, idempotency, and the reverse proxy that forwards the call with a
+// signed principal. It holds no business rules: what a plan allows comes
+// from auth-billing, everything else from the owning service.
+package edge
+
+import (
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/kycfield/kyc/gateway/internal/idempotency"
+	"github.com/kycfield/kyc/gateway/internal/keys"
+	"github.com/kycfield/kyc/gateway/internal/quota"
+	"github.com/kycfield/kyc/gateway/internal/routes"
+	"github.com/kycfield/kyc/gateway/internal/usage"
+	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/envelope"
+	"github.com/kycfield/kyc/pkg/principal"
+	"github.com/kycfield/kyc/pkg/requestid"
+)
+
+// Error codes the gateway itself answers with.
+const (
+	CodeQuotaExceeded       = "QUOTA_EXCEEDED"
+	CodePlanUpgradeRequired = "PLAN_UPGRADE_REQUIRED"
+	CodeIdempotencyReused   = "IDEMPOTENCY_KEY_REUSED"
+	CodeRequestInProgress   = "REQUEST_IN_PROGRESS"
+)
+
+// Options configure the pipeline.
+type Options struct {
+	Upstreams map[string]*url.URL
+	MaxJSON   int64
+	MaxUpload int64
+	// TrustedHops is how many proxies in front of the gateway append to
+	// X-Forwarded-For; 0 means the peer address is the client.
+	TrustedHops int
+	OpenAPI     []byte
+	Timeout     time.Duration
+}
+
+// Gateway is the public edge.
+type Gateway struct {
+	opt      Options
+	log      *slog.Logger
+	signer   *principal.Signer
+	resolver *keys.Resolver
+	limiter  *quota.Limiter
+	idem     *idempotency.Store
+	usage    *usage.Reporter
+	proxies  map[string]*httputil.ReverseProxy
+	requests metric.Int64Counter
+}
+
+// New builds the gateway.
+func New(opt Options, log *slog.Logger, signer *principal.Signer, r *keys.Resolver, l *quota.Limiter,
+	idem *idempotency.Store, u *usage.Reporter, meter metric.Meter) *Gateway {
+	g := &Gateway{opt: opt, log: log, signer: signer, resolver: r, limiter: l, idem: idem, usage: u, proxies: map[string]*httputil.ReverseProxy{}}
+	g.requests, _ = meter.Int64Counter("kyc_gateway_requests_total", metric.WithDescription("Requests by route and status"))
+	tr := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           (&net.Dialer{Timeout: 3 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:          1024,
+		MaxIdleConnsPerHost:   256,
+		IdleConnTimeout:       90 * time.Second,
+		ResponseHeaderTimeout: opt.Timeout,
+	}
+	for name, u := range opt.Upstreams {
+		g.proxies[name] = g.newProxy(name, u, tr)
+	}
+	return g
+}
+
+// Handler returns the whole pipeline.
+func (g *Gateway) Handler(extra func(*http.ServeMux)) http.Handler {
+	mux := http.NewServeMux()
+	for _, rt := range routes.Table {
+		mux.Handle(rt.Method+" "+rt.Pattern, g.count(rt, g.route(rt)))
+	}
+	if extra != nil {
+		extra(mux)
+	}
+	mux.Handle("/", g.fallback(mux))
+	return requestid.Middleware(g.recoverer(mux))
+}
+
+func (g *Gateway) route(rt routes.Route) http.Handler {
+	switch rt.Auth {
+	case routes.AuthPublic:
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/yaml")
+			w.Header().Set("Cache-Control", "public, max-age=300")
+			_, _ = w.Write(g.opt.OpenAPI)
+		})
+	case routes.AuthDashboard:
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !g.limitBody(w, r, rt) {
+				return
+			}
+			g.forward(w, r, rt, &state{p: principal.Principal{Kind: principal.KindEdge, ClientIP: g.clientIP(r)}})
+		})
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { g.apiKey(w, r, rt) })
+}
+
+// fail writes an error envelope.
+func (g *Gateway) fail(w http.ResponseWriter, r *http.Request, err error) {
+	envelope.Fail(r.Context(), w, g.log, err)
+}
+
+// fallback answers paths no route matches: 405 with Allow when the path
+// exists for other methods, 404 otherwise.
+func (g *Gateway) fallback(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var allowed []string
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete} {
+			if m == r.Method {
+				continue
+			}
+			if _, pat := mux.Handler(&http.Request{Method: m, URL: r.URL, Host: r.Host}); pat != "/" && pat != "" {
+				allowed = append(allowed, m)
+			}
+		}
+		if len(allowed) > 0 {
+			g.fail(w, r, apperr.New(apperr.KindMethodNotAllowed, apperr.CodeMethodNotAllowed,
+				r.Method+" is not allowed on this path").WithHeader("Allow", strings.Join(allowed, ", ")))
+			return
+		}
+		g.fail(w, r, apperr.New(apperr.KindNotFound, apperr.CodeNotFound, "No endpoint at "+r.Method+" "+r.URL.Path))
+	})
+}
+
+func (g *Gateway) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				g.log.ErrorContext(r.Context(), "panic", "panic", v)
+				g.fail(w, r, apperr.Internal(nil))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// clientIP is the peer address, or the X-Forwarded-For entry added by the
+// outermost trusted proxy.
+func (g *Gateway) clientIP(r *http.Request) string {
+	if g.opt.TrustedHops > 0 {
+		parts := strings.Split(r.Header.Get("X-Forwarded-For"), ",")
+		if i := len(parts) - g.opt.TrustedHops; i >= 0 && i < len(parts) {
+			if ip := strings.TrimSpace(parts[i]); net.ParseIP(ip) != nil {
+				return ip
+			}
+		}
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}

@@ -1,0 +1,138 @@
+package edge
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/kycfield/kyc/gateway/internal/idempotency"
+	"github.com/kycfield/kyc/gateway/internal/routes"
+	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/principal"
+	"github.com/kycfield/kyc/pkg/requestid"
+)
+
+// state travels with a request from the pipeline to the proxy hooks.
+type state struct {
+	p    principal.Principal
+	idem *idemClaim
+}
+
+type idemClaim struct{ scope, key, fp string }
+
+type stateKey struct{}
+
+func stateOf(ctx context.Context) *state {
+	st, _ := ctx.Value(stateKey{}).(*state)
+	return st
+}
+
+// forward proxies the request to the route's service.
+func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, rt routes.Route, st *state) {
+	p, ok := g.proxies[rt.Service]
+	if !ok {
+		g.fail(w, r, apperr.Unavailable("The "+rt.Service+" service", errors.New("no upstream configured")))
+		return
+	}
+	p.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), stateKey{}, st)))
+}
+
+// maxStoredResponse bounds what idempotency keeps of a response.
+const maxStoredResponse = 1 << 20
+
+func (g *Gateway) newProxy(name string, target *url.URL, tr http.RoundTripper) *httputil.ReverseProxy {
+	return &httputil.ReverseProxy{
+		Transport: tr,
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			st := stateOf(pr.In.Context())
+			pr.SetURL(target)
+			pr.SetXForwarded()
+			pr.Out.Host = pr.In.Host
+			pr.Out.Header.Del("Authorization") // services never see API keys
+			if st.p.Kind != principal.KindEdge {
+				pr.Out.Header.Del("Cookie")
+			}
+			pr.Out.Header.Set(requestid.Header, requestid.From(pr.In.Context()))
+			pr.Out.Header.Set(principal.Header, g.signer.Sign(st.p, pr.Out.Method, pr.Out.URL.EscapedPath()))
+		},
+		ModifyResponse: func(resp *http.Response) error {
+			st := stateOf(resp.Request.Context())
+			if st == nil || st.idem == nil {
+				return nil
+			}
+			if resp.StatusCode >= 500 {
+				g.abandon(resp.Request.Context(), st.idem)
+				return nil
+			}
+			body, err := io.ReadAll(io.LimitReader(resp.Body, maxStoredResponse+1))
+			resp.Body.Close()
+			if err != nil {
+				g.abandon(resp.Request.Context(), st.idem)
+				return err
+			}
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+			resp.ContentLength = int64(len(body))
+			resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+			if len(body) > maxStoredResponse {
+				g.abandon(resp.Request.Context(), st.idem)
+				return nil
+			}
+			keep := http.Header{}
+			for _, h := range []string{"Content-Type", requestid.Header, "Location"} {
+				if v := resp.Header.Values(h); len(v) > 0 {
+					keep[h] = v
+				}
+			}
+			stored := idempotency.Stored{Fingerprint: st.idem.fp, Status: resp.StatusCode, Header: keep, Body: body}
+			if err := g.idem.Complete(context.WithoutCancel(resp.Request.Context()), st.idem.scope, st.idem.key, stored); err != nil {
+				g.log.WarnContext(resp.Request.Context(), "idempotent response not stored", "err", err)
+				g.abandon(resp.Request.Context(), st.idem)
+			}
+			return nil
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			if st := stateOf(r.Context()); st != nil && st.idem != nil {
+				g.abandon(r.Context(), st.idem)
+			}
+			if errors.Is(err, context.Canceled) {
+				return // the client went away
+			}
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				g.fail(w, r, apperr.New(apperr.KindTooLarge, apperr.CodePayloadTooLarge, "Request body exceeds the upload limit"))
+				return
+			}
+			g.fail(w, r, apperr.Unavailable("The "+name+" service", err))
+		},
+	}
+}
+
+// count records the route and final status of each request.
+func (g *Gateway) count(rt routes.Route, next http.Handler) http.Handler {
+	attrs := []attribute.KeyValue{attribute.String("route", rt.Method+" "+rt.Pattern)}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		g.requests.Add(r.Context(), 1, metric.WithAttributes(append(attrs, attribute.Int("status", sw.status))...))
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	s.status = code
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }

@@ -1,0 +1,140 @@
+package keys
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/kycfield/kyc/pkg/event"
+)
+
+// Options tune the caches.
+type Options struct {
+	LocalTTL    time.Duration // in-process entries
+	SharedTTL   time.Duration // Redis entries
+	NegativeTTL time.Duration // "no such key" entries
+}
+
+// Resolver authenticates secrets through the caches and the source.
+type Resolver struct {
+	local  *local
+	shared *shared
+	src    Source
+	opt    Options
+	log    *slog.Logger
+	now    func() time.Time
+	lookup metric.Int64Counter
+}
+
+// NewResolver returns a Resolver.
+func NewResolver(rdb redis.UniversalClient, prefix string, src Source, opt Options, log *slog.Logger, meter metric.Meter) *Resolver {
+	c, _ := meter.Int64Counter("kyc_gateway_key_lookups_total", metric.WithDescription("API key lookups by cache layer"))
+	return &Resolver{
+		local:  newLocal(opt.LocalTTL),
+		shared: &shared{rdb: rdb, prefix: prefix, ttl: opt.SharedTTL, log: log},
+		src:    src, opt: opt, log: log, now: time.Now, lookup: c,
+	}
+}
+
+// Resolve authenticates a secret.
+func (r *Resolver) Resolve(ctx context.Context, secret string) (Identity, error) {
+	env, ok := EnvOf(secret)
+	if !ok || len(secret) > 200 {
+		return Identity{}, ErrInvalid
+	}
+	hash := Hash(secret)
+	now := r.now()
+	k, o, found := r.local.get(hash, now)
+	layer := "local"
+	if !found {
+		var err error
+		k, o, found, err = r.shared.get(ctx, hash)
+		layer = "redis"
+		if err != nil {
+			r.log.WarnContext(ctx, "redis key cache unavailable; asking auth-billing", "err", err)
+		}
+		if found {
+			r.remember(k, o, now)
+		}
+	}
+	if !found {
+		layer = "source"
+		var err error
+		k, o, err = r.src.Resolve(ctx, hash)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			k = KeyState{Hash: hash, Missing: true}
+			r.store(ctx, k, OrgState{})
+		case err != nil:
+			r.lookup.Add(ctx, 1, metric.WithAttributes(attribute.String("layer", "error")))
+			return Identity{}, ErrUnavailable
+		default:
+			r.store(ctx, k, o)
+		}
+	}
+	r.lookup.Add(ctx, 1, metric.WithAttributes(attribute.String("layer", layer)))
+	if !k.Usable(now) || k.Env != env {
+		return Identity{}, ErrInvalid
+	}
+	return Identity{Key: k, Org: o}, nil
+}
+
+func (r *Resolver) remember(k KeyState, o OrgState, now time.Time) {
+	ttl := r.opt.LocalTTL
+	if k.Missing {
+		ttl = min(ttl, r.opt.NegativeTTL)
+	} else {
+		r.local.putOrg(o, now)
+	}
+	r.local.putKey(k, now, ttl)
+}
+
+// store writes a state fetched from the source to both caches.
+func (r *Resolver) store(ctx context.Context, k KeyState, o OrgState) {
+	r.remember(k, o, r.now())
+	ttl := r.opt.SharedTTL
+	if k.Missing {
+		ttl = r.opt.NegativeTTL
+	}
+	if err := r.shared.put(ctx, r.shared.keyKey(k.Hash), k.Version, k, ttl); err != nil {
+		r.log.WarnContext(ctx, "redis key cache write failed", "err", err)
+		return
+	}
+	if !k.Missing {
+		if err := r.shared.put(ctx, r.shared.orgKey(o.ID), o.Version, o, r.opt.SharedTTL); err != nil {
+			r.log.WarnContext(ctx, "redis org cache write failed", "err", err)
+		}
+	}
+}
+
+// Apply updates both caches from an auth-billing event, so that a
+// revoked, rolled or downgraded key takes effect at once everywhere.
+func (r *Resolver) Apply(ctx context.Context, e event.Event) {
+	now := r.now()
+	switch e.Type {
+	case "apikey.created", "apikey.updated":
+		var k KeyState
+		if json.Unmarshal(e.Data, &k) != nil || k.Hash == "" {
+			return
+		}
+		r.local.putKey(k, now, r.opt.LocalTTL)
+		if err := r.shared.put(ctx, r.shared.keyKey(k.Hash), k.Version, k, r.opt.SharedTTL); err != nil {
+			r.log.WarnContext(ctx, "redis key cache update failed", "err", err)
+		}
+	case "organization.created", "organization.plan_changed":
+		var o OrgState
+		if json.Unmarshal(e.Data, &o) != nil || o.ID == "" {
+			return
+		}
+		r.local.putOrg(o, now)
+		if err := r.shared.put(ctx, r.shared.orgKey(o.ID), o.Version, o, r.opt.SharedTTL); err != nil {
+			r.log.WarnContext(ctx, "redis org cache update failed", "err", err)
+		}
+	}
+}

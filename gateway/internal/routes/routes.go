@@ -1,0 +1,76 @@
+// Package routes is the gateway's table of every public path: which
+// service owns it, how the caller authenticates, the scope an API key
+// needs and how large a body may be. The OpenAPI test checks that every
+// path here is documented.
+package routes
+
+import "github.com/kycfield/kyc/pkg/principal"
+
+// Service names, matching the gateway's upstream configuration.
+const (
+	AuthBilling  = "auth-billing"
+	Customer     = "customer"
+	Document     = "document"
+	Verification = "verification"
+	Reporting    = "reporting"
+	Webhook      = "webhook"
+	Gateway      = "gateway" // served by the gateway itself
+)
+
+// Auth says how callers of a route authenticate.
+type Auth int
+
+// Authentication kinds.
+const (
+	AuthAPIKey    Auth = iota // Authorization: Bearer mk_...
+	AuthDashboard             // session cookie, checked by auth-billing
+	AuthPublic                // nothing
+)
+
+// Body says what a route accepts.
+type Body int
+
+// Body kinds.
+const (
+	BodyNone   Body = iota
+	BodyJSON        // JSON up to 1 MiB
+	BodyUpload      // JSON up to 1 MiB or multipart up to the upload limit
+)
+
+// Route is one public operation.
+type Route struct {
+	Method  string
+	Pattern string // net/http pattern path, e.g. /api/v1/customers/{id}
+	Service string
+	Auth    Auth
+	Scope   string
+	Body    Body
+}
+
+// Table lists every route the gateway serves.
+var Table = []Route{
+	{"POST", "/api/v1/customers", Customer, AuthAPIKey, principal.ScopeWrite, BodyJSON},
+	{"GET", "/api/v1/customers", Customer, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"GET", "/api/v1/customers/{id}", Customer, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"PUT", "/api/v1/customers/{id}", Customer, AuthAPIKey, principal.ScopeWrite, BodyJSON},
+	{"DELETE", "/api/v1/customers/{id}", Customer, AuthAPIKey, principal.ScopeWrite, BodyNone},
+	{"POST", "/api/v1/customers/{id}/addresses", Customer, AuthAPIKey, principal.ScopeWrite, BodyJSON},
+	{"POST", "/api/v1/customers/{id}/documents", Document, AuthAPIKey, principal.ScopeWrite, BodyUpload},
+	{"GET", "/api/v1/customers/{id}/report", Reporting, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"GET", "/api/v1/verification/stats", Verification, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"GET", "/api/v1/verification/{customerId}/status", Verification, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"GET", "/api/v1/billing/usage", AuthBilling, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"GET", "/api/v1/openapi.yaml", Gateway, AuthPublic, "", BodyNone},
+
+	{"POST", "/dashboard/v1/signup", AuthBilling, AuthDashboard, "", BodyJSON},
+	{"POST", "/dashboard/v1/login", AuthBilling, AuthDashboard, "", BodyJSON},
+	{"POST", "/dashboard/v1/logout", AuthBilling, AuthDashboard, "", BodyNone},
+	{"GET", "/dashboard/v1/me", AuthBilling, AuthDashboard, "", BodyNone},
+	{"GET", "/dashboard/v1/keys", AuthBilling, AuthDashboard, "", BodyNone},
+	{"POST", "/dashboard/v1/keys", AuthBilling, AuthDashboard, "", BodyJSON},
+	{"POST", "/dashboard/v1/keys/{id}/revoke", AuthBilling, AuthDashboard, "", BodyNone},
+	{"POST", "/dashboard/v1/keys/{id}/roll", AuthBilling, AuthDashboard, "", BodyJSON},
+	{"GET", "/dashboard/v1/plan", AuthBilling, AuthDashboard, "", BodyNone},
+	{"PUT", "/dashboard/v1/plan", AuthBilling, AuthDashboard, "", BodyJSON},
+	{"GET", "/dashboard/v1/usage", AuthBilling, AuthDashboard, "", BodyNone},
+}

@@ -1,0 +1,117 @@
+// Package usage reports what the gateway counted to auth-billing: every
+// few seconds, for each organization seen, the day's absolute request
+// count (read from the quota counter) and when each of its keys was last
+// used. Counts are absolute and only ever raise the stored value, so a lost
+// or repeated report does no harm and no outbox is needed.
+package usage
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/kycfield/kyc/pkg/event"
+)
+
+// Counter reads an organization's counted requests of a day.
+type Counter interface {
+	Count(ctx context.Context, orgID string, day time.Time) (int64, error)
+}
+
+// Publisher is the part of kafka.Writer used.
+type Publisher interface {
+	WriteMessages(ctx context.Context, msgs ...kafka.Message) error
+}
+
+type seen struct {
+	days map[string]time.Time // yyyy-mm-dd -> a time in that day
+	keys map[string]time.Time
+}
+
+// Reporter collects what was seen and publishes it periodically.
+type Reporter struct {
+	counter  Counter
+	pub      Publisher
+	topic    string
+	interval time.Duration
+	log      *slog.Logger
+	mu       sync.Mutex
+	orgs     map[string]*seen
+}
+
+// New returns a Reporter publishing to topic (full name).
+func New(c Counter, pub Publisher, topic string, interval time.Duration, log *slog.Logger) *Reporter {
+	return &Reporter{counter: c, pub: pub, topic: topic, interval: interval, log: log, orgs: map[string]*seen{}}
+}
+
+// Seen records one authenticated request.
+func (r *Reporter) Seen(orgID, keyID string, at time.Time) {
+	day := at.UTC().Format(time.DateOnly)
+	r.mu.Lock()
+	s := r.orgs[orgID]
+	if s == nil {
+		s = &seen{days: map[string]time.Time{}, keys: map[string]time.Time{}}
+		r.orgs[orgID] = s
+	}
+	s.days[day] = at
+	s.keys[keyID] = at
+	r.mu.Unlock()
+}
+
+// Run flushes every interval until ctx ends, then once more.
+func (r *Reporter) Run(ctx context.Context) error {
+	t := time.NewTicker(r.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			fctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			r.Flush(fctx)
+			cancel()
+			return nil
+		case <-t.C:
+			r.Flush(ctx)
+		}
+	}
+}
+
+// Flush publishes one report per organization and day seen since the
+// last flush.
+func (r *Reporter) Flush(ctx context.Context) {
+	r.mu.Lock()
+	orgs := r.orgs
+	r.orgs = map[string]*seen{}
+	r.mu.Unlock()
+	var msgs []kafka.Message
+	for org, s := range orgs {
+		for day, at := range s.days {
+			n, err := r.counter.Count(ctx, org, at)
+			if err != nil {
+				r.log.WarnContext(ctx, "usage count unavailable", "err", err)
+				n = 0 // keys' last use is still worth reporting
+			}
+			keys := map[string]time.Time{}
+			for id, t := range s.keys {
+				if t.UTC().Format(time.DateOnly) == day {
+					keys[id] = t
+				}
+			}
+			e, err := event.New("gateway.usage", org, "", map[string]any{"day": day, "requests": n, "keys": keys})
+			if err != nil {
+				continue
+			}
+			b, _ := json.Marshal(e)
+			msgs = append(msgs, kafka.Message{Topic: r.topic, Key: []byte(org), Value: b})
+		}
+	}
+	if len(msgs) == 0 {
+		return
+	}
+	if err := r.pub.WriteMessages(ctx, msgs...); err != nil {
+		r.log.WarnContext(ctx, "usage report not published; the next one carries the totals", "err", err)
+	}
+}

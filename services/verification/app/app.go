@@ -1,0 +1,36 @@
+// Package app wires the verification service: verification jobs per address, field agents, evidence and the sandbox simulation. Its endpoints arrive with the verification context's issue; the module, database, bucket and probes are in place.
+package app
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/kycfield/kyc/pkg/config"
+	"github.com/kycfield/kyc/pkg/objstore"
+	"github.com/kycfield/kyc/pkg/platform"
+)
+
+// Config is read from the environment.
+type Config struct {
+	config.Common
+	HTTPAddr    string `env:"HTTP_ADDR" envDefault:"127.0.0.1:8084"`
+	DatabaseURL string `env:"DATABASE_URL" envDefault:"postgres://postgres:postgres@127.0.0.1:5432/kyc_verification?sslmode=disable"`
+	Store       objstore.Config
+	Bucket      string `env:"MINIO_BUCKET" envDefault:"kyc-evidence"`
+}
+
+// Run serves until ctx ends. onListen (optional) receives the bound address.
+func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string)) error {
+	base, err := platform.Boot(ctx, log, platform.Options{Name: "verification", Common: cfg.Common, DatabaseURL: cfg.DatabaseURL})
+	if err != nil {
+		return err
+	}
+	mc, err := objstore.Open(ctx, cfg.Store, cfg.Bucket)
+	if err != nil {
+		base.Close()
+		return err
+	}
+	base.Health.Add("minio", objstore.Check(mc, cfg.Bucket))
+	base.NotImplemented("GET /api/v1/verification/{customerId}/status", "GET /api/v1/verification/stats")
+	return base.Serve(ctx, cfg.HTTPAddr, onListen)
+}
