@@ -14,19 +14,19 @@ type Kind int
 
 // Kinds, from the client's point of view.
 const (
-	KindInternal       Kind = iota // our fault; the client may retry later
-	KindInvalid                    // the request is malformed or breaks a rule
-	KindUnauthorized               // no or bad credentials
-	KindForbidden                  // credentials fine, action not allowed
-	KindNotFound                   // nothing there for this caller
-	KindConflict                   // clashes with the current state
-	KindTooLarge                   // body too large
-	KindUnsupported                // media type not accepted
-	KindUnprocessable              // well-formed but semantically refused
-	KindRateLimited                // quota or throttle
-	KindUnavailable                // a dependency is down; retry later
-	KindMethodNotAllowed           // path exists, method does not
-	KindNotImplemented             // routed but not built yet
+	KindInternal         Kind = iota // our fault; the client may retry later
+	KindInvalid                      // the request is malformed or breaks a rule
+	KindUnauthorized                 // no or bad credentials
+	KindForbidden                    // credentials fine, action not allowed
+	KindNotFound                     // nothing there for this caller
+	KindConflict                     // clashes with the current state
+	KindTooLarge                     // body too large
+	KindUnsupported                  // media type not accepted
+	KindUnprocessable                // well-formed but semantically refused
+	KindRateLimited                  // quota or throttle
+	KindUnavailable                  // a dependency is down; retry later
+	KindMethodNotAllowed             // path exists, method does not
+	KindNotImplemented               // routed but not built yet
 )
 
 // Detail describes one offending field or conflicting resource.

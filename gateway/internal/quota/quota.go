@@ -29,13 +29,13 @@ type Decision struct {
 
 // Limiter implements the daily quota.
 type Limiter struct {
-	rdb      redis.UniversalClient
-	prefix   string
-	log      *slog.Logger
-	now      func() time.Time
-	mu       sync.Mutex
-	fallback map[string]int64
-	lastWarn time.Time
+	rdb                    redis.UniversalClient
+	prefix                 string
+	log                    *slog.Logger
+	now                    func() time.Time
+	mu                     sync.Mutex
+	fallback               map[string]int64
+	lastWarn               time.Time
 	fallbackUsed, rejected metric.Int64Counter
 }
 

@@ -28,7 +28,9 @@ type Protector func(h http.Handler, kinds ...principal.Kind) http.Handler
 // Register mounts the admin, internal and public API routes on mux.
 func Register(mux *http.ServeMux, e Endpoints, adminToken string, protect Protector, log *slog.Logger) {
 	admin := func(h http.Handler) http.Handler { return requireAdmin(adminToken, log, h) }
-	s := func(ep kitEndpoint, dec kithttp.DecodeRequestFunc) http.Handler { return kitserver.NewServer(ep, dec, log) }
+	s := func(ep kitEndpoint, dec kithttp.DecodeRequestFunc) http.Handler {
+		return kitserver.NewServer(ep, dec, log)
+	}
 
 	mux.Handle("POST /admin/v1/orgs", admin(s(e.CreateOrg, decodeCreateOrg)))
 	mux.Handle("GET /admin/v1/orgs/{id}", admin(s(e.GetOrg, decodeOrgPath)))

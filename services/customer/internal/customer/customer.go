@@ -67,10 +67,10 @@ type Customer struct {
 
 // Address is a place to verify.
 type Address struct {
-	ID                                                  string
+	ID                                                   string
 	Label, StreetNumber, StreetName, Landmark, City, LGA string
-	State, Country, Notes                               string
-	Status                                              string
+	State, Country, Notes                                string
+	Status                                               string
 	// VerificationData is the verification context's result, as JSON.
 	VerificationData []byte
 	// Sequence orders status updates; older ones are ignored.

@@ -23,7 +23,7 @@ const (
 	MaxOffset = 10000
 	// CountCap bounds the exact count of a search; larger totals are
 	// reported as CountCap with totalExact false.
-	CountCap = 10000
+	CountCap  = 10000
 	maxSearch = 100
 )
 
