@@ -354,10 +354,26 @@ func CheckPublicURL(raw string, allowHTTP bool) string {
 	if ip := net.ParseIP(host); ip != nil && !IsPublicIP(ip) {
 		return "must point to a public host"
 	}
+	if net.ParseIP(host) == nil && numericHost(host) {
+		// 0x7f.1, 0177.0.0.1 and friends: IP addresses some resolvers accept.
+		return "must point to a public host"
+	}
 	if !strings.Contains(host, ".") && net.ParseIP(host) == nil {
 		return "must point to a public host"
 	}
 	return ""
+}
+
+// numericHost reports whether every label of host is a decimal, octal or
+// hex number, i.e. an IP address in a non-canonical spelling.
+func numericHost(host string) bool {
+	for _, label := range strings.Split(host, ".") {
+		l := strings.TrimPrefix(label, "0x")
+		if l == "" || strings.Trim(l, "0123456789abcdef") != "" || (l == label && strings.Trim(l, "0123456789") != "") {
+			return false
+		}
+	}
+	return true
 }
 
 // IsPublicIP reports whether ip is a globally routable unicast address.

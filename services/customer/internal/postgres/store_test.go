@@ -1,0 +1,281 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/inbox"
+	"github.com/kycfield/kyc/pkg/keyring"
+	"github.com/kycfield/kyc/pkg/logging"
+	"github.com/kycfield/kyc/pkg/outbox"
+	"github.com/kycfield/kyc/pkg/pgtest"
+	"github.com/kycfield/kyc/services/customer/internal/customer"
+	"github.com/kycfield/kyc/services/customer/internal/events"
+	"github.com/kycfield/kyc/services/customer/internal/postgres"
+	"github.com/kycfield/kyc/services/customer/migrations"
+)
+
+type fixture struct {
+	pool  *pgxpool.Pool
+	store *postgres.Store
+	svc   *customer.Service
+}
+
+func setup(t *testing.T) fixture {
+	t.Helper()
+	pool, _ := pgtest.NewDB(t, migrations.Set(), outbox.Migration(), inbox.Migration())
+	keys, err := keyring.Parse("k1:jSv7ih3Y8m8Zgui3cFjZHBJZGwcPPrL1k2W8ntQftE0=", "k1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := postgres.New(pool, keys, "customer-events")
+	return fixture{pool: pool, store: store, svc: customer.NewService(store, time.Now)}
+}
+
+func input(phone string, extra func(*customer.CreateInput)) customer.CreateInput {
+	in := customer.CreateInput{Fields: customer.Fields{
+		FirstName: customer.Value("Ngozi"), LastName: customer.Value("Okafor"), Phone: customer.Value(phone)},
+		Addresses: customer.Value([]customer.AddressInput{{StreetName: customer.Value("Allen Avenue"), City: customer.Value("Ikeja"), State: customer.Value("Lagos")}}),
+	}
+	if extra != nil {
+		extra(&in)
+	}
+	return in
+}
+
+func TestConcurrentCreatesOfOnePhoneYieldOneCustomer(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	who := customer.Caller{OrgID: "org_a", Env: "test"}
+	const n = 20
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[string]int{}
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := f.svc.Create(context.Background(), who, input("+2348030000001", nil))
+			code := "OK"
+			if e, ok := apperr.As(err); ok {
+				code = e.Code
+			} else if err != nil {
+				code = err.Error()
+			}
+			mu.Lock()
+			codes[code]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if codes["OK"] != 1 || codes[customer.CodeDuplicate] != n-1 {
+		t.Fatalf("outcomes: %v", codes)
+	}
+}
+
+func TestRecordLimitHoldsUnderConcurrencyAndDeletionFreesASlot(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	who := customer.Caller{OrgID: "org_dev", Env: "test", RecordLimit: 50}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var ids []string
+	limited := 0
+	for i := range 60 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := f.svc.Create(context.Background(), who, input(fmt.Sprintf("+23481%08d", i), nil))
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				ids = append(ids, c.ID)
+			case apperr.IsCode(err, customer.CodePlanLimitExceeded):
+				limited++
+			default:
+				t.Errorf("create: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(ids) != 50 || limited != 10 {
+		t.Fatalf("created %d, limited %d", len(ids), limited)
+	}
+	// The limit applies to sandbox only.
+	if _, err := f.svc.Create(context.Background(), customer.Caller{OrgID: "org_dev", Env: "live", RecordLimit: 50}, input("+2349000000001", nil)); err != nil {
+		t.Fatalf("live create counted against the sandbox limit: %v", err)
+	}
+	if err := f.svc.Delete(context.Background(), who, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Create(context.Background(), who, input("+2349000000002", nil)); err != nil {
+		t.Fatalf("slot not freed by deletion: %v", err)
+	}
+	if _, err := f.svc.Create(context.Background(), who, input("+2349000000003", nil)); !apperr.IsCode(err, customer.CodePlanLimitExceeded) {
+		t.Fatalf("51st live record: %v", err)
+	}
+}
+
+func TestBVNAndNINAreNeverStoredInClear(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	who := customer.Caller{OrgID: "org_pii", Env: "live"}
+	c, err := f.svc.Create(context.Background(), who, input("+2348030000002", func(in *customer.CreateInput) {
+		in.BVN, in.NIN = customer.Value("22212345678"), customer.Value("98765432109")
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row, outboxRows string
+	if err := f.pool.QueryRow(context.Background(), `SELECT row_to_json(c)::text FROM customers c WHERE id = $1`, c.ID).Scan(&row); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.pool.QueryRow(context.Background(), `SELECT string_agg(payload::text, ' ') FROM outbox`).Scan(&outboxRows); err != nil {
+		t.Fatal(err)
+	}
+	var raw []byte
+	if err := f.pool.QueryRow(context.Background(), `SELECT bvn_enc FROM customers WHERE id = $1`, c.ID).Scan(&raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, digits := range []string{"22212345678", "98765432109", "2221234", "8765432109"} {
+		if strings.Contains(row, digits) || strings.Contains(outboxRows, digits) || strings.Contains(string(raw), digits) {
+			t.Fatalf("%s found in clear (row %s, outbox %s)", digits, row, outboxRows)
+		}
+	}
+	if keyring.KeyID(raw) != "k1" {
+		t.Fatalf("ciphertext does not name its key: %q", keyring.KeyID(raw))
+	}
+	got, err := f.svc.Get(context.Background(), who, c.ID)
+	if err != nil || got.BVN != "22212345678" || *customer.ViewOf(got).BVN != "***5678" || *customer.ViewOf(got).NIN != "***2109" {
+		t.Fatalf("read back: %+v %v", got, err)
+	}
+	if !strings.Contains(outboxRows, "***5678") {
+		t.Fatalf("event does not carry the masked BVN: %s", outboxRows)
+	}
+}
+
+func TestVerificationEventsDriveStatusIdempotentlyAndInOrder(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	who := customer.Caller{OrgID: "org_v", Env: "test"}
+	c, err := f.svc.Create(context.Background(), who, input("+2348030000003", func(in *customer.CreateInput) {
+		in.Addresses.V = append(in.Addresses.V, in.Addresses.V[0])
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	consumer := inbox.New("test", nil, f.pool, logging.Discard(), events.Verification(f.svc, f.store.Within))
+	apply := func(addr string, seq int64, status string, data string) event.Event {
+		d := map[string]any{"customerId": c.ID, "addressId": addr, "status": status, "sequence": seq, "occurredAt": time.Now()}
+		if data != "" {
+			d["verificationData"] = json.RawMessage(data)
+		}
+		e, _ := event.New(events.TypeAddressUpdated, who.OrgID, who.Env, d)
+		if err := consumer.Apply(context.Background(), e); err != nil {
+			t.Fatalf("apply: %v", err)
+		}
+		return e
+	}
+	status := func() (string, []string) {
+		got, err := f.svc.Get(context.Background(), who, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var as []string
+		for _, a := range got.Addresses {
+			as = append(as, a.Status)
+		}
+		return got.Status, as
+	}
+	a0, a1 := c.Addresses[0].ID, c.Addresses[1].ID
+	apply(a0, 1, "ASSIGNED", "")
+	if s, _ := status(); s != customer.StatusInProgress {
+		t.Fatalf("after assignment: %s", s)
+	}
+	verified := apply(a0, 3, "VERIFIED", `{"verifiedAddress":"12 Allen Avenue","verifiedLatitude":6.6,"verifiedLongitude":3.35}`)
+	apply(a0, 2, "IN_PROGRESS", "") // late and older: ignored
+	if err := consumer.Apply(context.Background(), verified); err != nil {
+		t.Fatal(err) // replay: no-op
+	}
+	if s, as := status(); s != customer.StatusInProgress || as[0] != "VERIFIED" || as[1] != "PENDING" {
+		t.Fatalf("one address verified: %s %v", s, as)
+	}
+	apply(a1, 2, "REJECTED", "")
+	got, _ := f.svc.Get(context.Background(), who, c.ID)
+	if got.Status != customer.StatusRejected || got.VerificationDate == nil || !strings.Contains(string(got.Addresses[0].VerificationData), "12 Allen Avenue") {
+		t.Fatalf("final: %+v", got)
+	}
+	page, err := f.svc.List(context.Background(), customer.ListQuery{OrgID: who.OrgID, Env: who.Env, Page: 1, Limit: 10, Status: customer.StatusRejected})
+	if err != nil || page.Total != 1 || len(page.Customers) != 1 {
+		t.Fatalf("status filter/count: %+v %v", page, err)
+	}
+	page, _ = f.svc.List(context.Background(), customer.ListQuery{OrgID: who.OrgID, Env: who.Env, Page: 1, Limit: 10, Status: customer.StatusPending})
+	if page.Total != 0 || len(page.Customers) != 0 {
+		t.Fatalf("pending count not moved: %+v", page)
+	}
+}
+
+func TestRelogBypassesDuplicatesAndDeletionReleasesValues(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	who := customer.Caller{OrgID: "org_r", Env: "test"}
+	first, err := f.svc.Create(context.Background(), who, input("+2348030000004", func(in *customer.CreateInput) { in.LoanID = customer.Value("LN-1") }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.svc.Create(context.Background(), who, input("+2348030000004", nil))
+	e, ok := apperr.As(err)
+	if !ok || e.Code != customer.CodeDuplicate || len(e.Details) != 1 || e.Details[0].Field != "phone" || e.Details[0].ExistingID != first.ID {
+		t.Fatalf("duplicate: %v %+v", err, e)
+	}
+	relog, err := f.svc.Create(context.Background(), who, input("+2348030000004", func(in *customer.CreateInput) {
+		in.LoanID, in.RelogReason = customer.Value("LN-1"), customer.Value("New loan application")
+	}))
+	if err != nil || relog.RelogReason != "New loan application" {
+		t.Fatalf("relog: %v", err)
+	}
+	for _, id := range []string{first.ID, relog.ID} {
+		if err := f.svc.Delete(context.Background(), who, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.svc.Create(context.Background(), who, input("+2348030000004", func(in *customer.CreateInput) { in.LoanID = customer.Value("LN-1") })); err != nil {
+		t.Fatalf("deleted customers still block: %v", err)
+	}
+	var deleted int
+	_ = f.pool.QueryRow(context.Background(), `SELECT count(*) FROM customers WHERE deleted_at IS NOT NULL`).Scan(&deleted)
+	if deleted != 2 {
+		t.Fatalf("soft-deleted rows kept: %d", deleted)
+	}
+}
+
+func TestUpdateRefusesAnotherCustomersPhone(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	who := customer.Caller{OrgID: "org_u", Env: "test"}
+	a, _ := f.svc.Create(context.Background(), who, input("+2348030000005", nil))
+	b, _ := f.svc.Create(context.Background(), who, input("+2348030000006", nil))
+	_, err := f.svc.Update(context.Background(), who, b.ID, customer.Fields{Phone: customer.Value("+234 803 000 0005")})
+	if e, ok := apperr.As(err); !ok || e.Code != customer.CodeDuplicate || e.Details[0].ExistingID != a.ID {
+		t.Fatalf("got %v", err)
+	}
+	// Keeping one's own phone is not a duplicate.
+	if _, err := f.svc.Update(context.Background(), who, a.ID, customer.Fields{Phone: customer.Value("+2348030000005"), Occupation: customer.Value("Trader")}); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	_ = f.pool.QueryRow(context.Background(), `SELECT count(*) FROM outbox WHERE event_type = 'customer.updated'`).Scan(&n)
+	if n != 1 {
+		t.Fatalf("customer.updated events: %d", n)
+	}
+}
