@@ -3,6 +3,7 @@ module github.com/kycfield/kyc/e2e
 go 1.26.8
 
 require (
+	github.com/google/uuid v1.6.0
 	github.com/kycfield/kyc/gateway v0.0.0
 	github.com/kycfield/kyc/pkg v0.0.0
 	github.com/kycfield/kyc/services/auth-billing v0.0.0
@@ -13,6 +14,7 @@ require (
 	github.com/kycfield/kyc/services/webhook v0.0.0
 	github.com/minio/minio-go/v7 v7.4.1
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/segmentio/kafka-go v0.4.51
 )
 
 require (
@@ -30,7 +32,6 @@ require (
 	github.com/go-logfmt/logfmt v0.5.1 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
-	github.com/google/uuid v1.6.0 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.30.0 // indirect
 	github.com/huandu/xstrings v1.5.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
@@ -55,7 +56,6 @@ require (
 	github.com/prometheus/otlptranslator v1.0.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/rs/xid v1.6.0 // indirect
-	github.com/segmentio/kafka-go v0.4.51 // indirect
 	github.com/shopspring/decimal v1.4.0 // indirect
 	github.com/spf13/cast v1.7.0 // indirect
 	github.com/tinylib/msgp v1.6.4 // indirect

@@ -1,0 +1,126 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/segmentio/kafka-go"
+
+	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/kafkabus"
+)
+
+type usageReport struct {
+	Month          string `json:"month"`
+	Plan           string `json:"plan"`
+	RequestsPerDay []struct {
+		Date     string `json:"date"`
+		Requests int64  `json:"requests"`
+	} `json:"requestsPerDay"`
+	TotalRequests         int64 `json:"totalRequests"`
+	BillableVerifications int64 `json:"billableVerifications"`
+	Invoice               struct {
+		Currency                             string
+		BaseFeeCents, UsageCents, TotalCents int64
+		Lines                                []struct {
+			Plan                                  string
+			Quantity, UnitPriceCents, AmountCents int64
+		}
+	} `json:"invoice"`
+	ProrationRule string `json:"prorationRule"`
+}
+
+func publishOutcome(t *testing.T, w *kafka.Writer, org, env, customerID, addressID, status string) {
+	t.Helper()
+	data, _ := json.Marshal(map[string]any{"customerId": customerID, "addressId": addressID, "status": status, "sequence": time.Now().UnixNano(), "occurredAt": time.Now().UTC()})
+	raw, _ := json.Marshal(event.Event{ID: uuid.NewString(), Type: "verification.address.updated", Time: time.Now().UTC(), OrgID: org, Environment: env, Data: data})
+	if err := w.WriteMessages(context.Background(), kafka.Message{Topic: P.Bus.Topic(event.TopicVerification), Key: []byte(customerID), Value: raw}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLiveVerificationsAreBilledOncePerAddress(t *testing.T) {
+	t.Parallel()
+	org := P.NewOrg(t, "growth")
+	_, live := P.NewKey(t, org, "live")
+	w := kafkabus.NewWriter(P.Bus)
+	defer w.Close()
+	publishOutcome(t, w, org, "live", "cus_a", "adr_a1", "ASSIGNED")  // not final: free
+	publishOutcome(t, w, org, "live", "cus_a", "adr_a1", "VERIFIED")  // billed
+	publishOutcome(t, w, org, "live", "cus_a", "adr_a1", "VERIFIED")  // same address, new event id: not again
+	publishOutcome(t, w, org, "live", "cus_a", "adr_a2", "REJECTED")  // billed
+	publishOutcome(t, w, org, "test", "cus_s", "adr_s1", "VERIFIED")  // sandbox: free
+	publishOutcome(t, w, org, "live", "cus_a", "adr_a3", "CANCELLED") // not an outcome
+	var rep usageReport
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		r := P.API(t, "GET", "/api/v1/billing/usage", live, nil)
+		if r.Status != http.StatusOK {
+			t.Fatalf("usage: %d %s", r.Status, r.Body)
+		}
+		r.Decode(t, &rep)
+		if rep.BillableVerifications >= 2 && rep.TotalRequests >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("usage never caught up: %s", r.Body)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // let any wrong extra charge arrive
+	P.API(t, "GET", "/api/v1/billing/usage", live, nil).Decode(t, &rep)
+	if rep.BillableVerifications != 2 || rep.Invoice.UsageCents != 400 || rep.Invoice.Currency != "USD" || rep.Plan != "growth" {
+		t.Fatalf("report: %+v", rep)
+	}
+	now := time.Now().UTC()
+	days := time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, -1).Day()
+	remaining := int64(days - now.Day() + 1) // the org was created today
+	if want := (50000*remaining + int64(days)/2) / int64(days); rep.Invoice.BaseFeeCents != want || rep.Invoice.TotalCents != want+400 {
+		t.Fatalf("prorated base fee %d, want %d (%d of %d days)", rep.Invoice.BaseFeeCents, want, remaining, days)
+	}
+	if len(rep.RequestsPerDay) != 1 || rep.RequestsPerDay[0].Date != now.Format(time.DateOnly) || rep.ProrationRule == "" {
+		t.Fatalf("requests per day: %+v", rep.RequestsPerDay)
+	}
+	// The same report for operators.
+	admin := P.Admin(t, "GET", "/admin/v1/orgs/"+org+"/usage?month="+now.Format("2006-01"), nil)
+	var adm usageReport
+	admin.Decode(t, &adm)
+	if adm.BillableVerifications != 2 {
+		t.Fatalf("admin usage: %s", admin.Body)
+	}
+	if r := P.API(t, "GET", "/api/v1/billing/usage?month=2026-13", live, nil); r.Status != http.StatusBadRequest {
+		t.Fatalf("bad month: %d", r.Status)
+	}
+}
+
+func TestRequestsPerDayAndLastUsed(t *testing.T) {
+	t.Parallel()
+	org := P.NewOrg(t, "growth")
+	keyID, key := P.NewKey(t, org, "test")
+	for range 7 {
+		P.Do(t, reqList(P.GatewayURL, key))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var rep usageReport
+		P.Admin(t, "GET", "/admin/v1/orgs/"+org+"/usage", nil).Decode(t, &rep)
+		var keys struct {
+			Keys []struct {
+				ID         string  `json:"id"`
+				LastUsedAt *string `json:"lastUsedAt"`
+			} `json:"keys"`
+		}
+		P.Admin(t, "GET", "/admin/v1/orgs/"+org+"/keys", nil).Decode(t, &keys)
+		if rep.TotalRequests == 7 && len(keys.Keys) == 1 && keys.Keys[0].ID == keyID && keys.Keys[0].LastUsedAt != nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("requests %d, keys %+v", rep.TotalRequests, keys)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
