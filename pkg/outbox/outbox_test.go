@@ -1,0 +1,146 @@
+package outbox_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/kafkabus"
+	"github.com/kycfield/kyc/pkg/kafkatest"
+	"github.com/kycfield/kyc/pkg/logging"
+	"github.com/kycfield/kyc/pkg/outbox"
+	"github.com/kycfield/kyc/pkg/pgtest"
+)
+
+func write(t *testing.T, pool *pgxpool.Pool, topic, key string, n int, commit bool) []string {
+	t.Helper()
+	var ids []string
+	tx, err := pool.Begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		e, _ := event.New("thing.happened", "org_1", "test", map[string]int{"seq": i})
+		ids = append(ids, e.ID)
+		if err := outbox.Add(context.Background(), tx, outbox.Message{Topic: topic, Key: key, Event: e}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if commit {
+		err = tx.Commit(context.Background())
+	} else {
+		err = tx.Rollback(context.Background())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+func run(t *testing.T, pool *pgxpool.Pool, bus kafkabus.Config) context.CancelFunc {
+	w := kafkabus.NewWriter(bus)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = outbox.NewRelay(pool, w, logging.Discard()).Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done; w.Close() })
+	return cancel
+}
+
+func TestCommittedEventsArePublishedInOrderAndRolledBackOnesNever(t *testing.T) {
+	t.Parallel()
+	pool, _ := pgtest.NewDB(t, outbox.Migration())
+	bus := kafkatest.Config(t)
+	topic := bus.Topic("things")
+	if err := kafkabus.EnsureTopics(context.Background(), bus, topic); err != nil {
+		t.Fatal(err)
+	}
+	reader := kafkatest.Follow(t, bus, topic)
+	// Written while no relay runs (as after a crash): nothing is lost.
+	early := write(t, pool, topic, "cus_1", 5, true)
+	write(t, pool, topic, "cus_1", 3, false)
+	run(t, pool, bus)
+	late := write(t, pool, topic, "cus_1", 5, true)
+	want := append(early, late...)
+	start := time.Now()
+	for i, id := range want {
+		e := reader.WaitFor(func(event.Event) bool { return true }, 10*time.Second)
+		if e.ID != id {
+			t.Fatalf("event %d: got %s, want %s (order per key broken or rolled-back event leaked)", i, e.ID, id)
+		}
+	}
+	t.Logf("10 events relayed in %s", time.Since(start))
+	if extra := reader.Collect(500 * time.Millisecond); len(extra) != 0 {
+		t.Fatalf("unexpected extra events: %d", len(extra))
+	}
+	var pending int
+	_ = pool.QueryRow(context.Background(), `SELECT count(*) FROM outbox WHERE published_at IS NULL`).Scan(&pending)
+	if pending != 0 {
+		t.Fatalf("%d rows not marked published", pending)
+	}
+}
+
+func TestUnreachableBrokerDelaysButLosesNothing(t *testing.T) {
+	t.Parallel()
+	pool, _ := pgtest.NewDB(t, outbox.Migration())
+	bus := kafkatest.Config(t)
+	topic := bus.Topic("things")
+	if err := kafkabus.EnsureTopics(context.Background(), bus, topic); err != nil {
+		t.Fatal(err)
+	}
+	dead := bus
+	dead.Brokers = []string{"127.0.0.1:1"}
+	w := kafkabus.NewWriter(dead)
+	w.MaxAttempts = 1
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = outbox.NewRelay(pool, w, logging.Discard()).Run(ctx); close(done) }()
+	ids := write(t, pool, topic, "cus_2", 3, true)
+	time.Sleep(time.Second)
+	cancel()
+	<-done
+	var pending int
+	_ = pool.QueryRow(context.Background(), `SELECT count(*) FROM outbox WHERE published_at IS NULL`).Scan(&pending)
+	if pending != 3 {
+		t.Fatalf("rows marked published though the broker was unreachable: %d pending", pending)
+	}
+	reader := kafkatest.Follow(t, bus, topic)
+	run(t, pool, bus)
+	for _, id := range ids {
+		if e := reader.WaitFor(func(event.Event) bool { return true }, 10*time.Second); e.ID != id {
+			t.Fatalf("got %s want %s", e.ID, id)
+		}
+	}
+}
+
+func TestOnlyOneRelayPublishes(t *testing.T) {
+	t.Parallel()
+	pool, _ := pgtest.NewDB(t, outbox.Migration())
+	bus := kafkatest.Config(t)
+	topic := bus.Topic("things")
+	if err := kafkabus.EnsureTopics(context.Background(), bus, topic); err != nil {
+		t.Fatal(err)
+	}
+	reader := kafkatest.Follow(t, bus, topic)
+	run(t, pool, bus)
+	run(t, pool, bus)
+	var ids []string
+	for i := range 10 {
+		ids = append(ids, write(t, pool, topic, fmt.Sprintf("cus_%d", i%3), 10, true)...)
+	}
+	got := map[string]int{}
+	for range ids {
+		got[reader.WaitFor(func(event.Event) bool { return true }, 10*time.Second).ID]++
+	}
+	for _, e := range reader.Collect(500 * time.Millisecond) {
+		got[e.ID]++
+	}
+	for _, id := range ids {
+		if got[id] != 1 {
+			t.Fatalf("event %s published %d times", id, got[id])
+		}
+	}
+}
