@@ -9,6 +9,7 @@ require (
 	github.com/segmentio/kafka-go v0.4.51
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (

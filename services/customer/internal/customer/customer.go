@@ -102,7 +102,6 @@ const (
 	CodeDuplicate            = "DUPLICATE_CUSTOMER"
 	CodeAddressLimit         = "ADDRESS_LIMIT_EXCEEDED"
 	CodePlanLimitExceeded    = "PLAN_LIMIT_EXCEEDED"
-	CodeInvalidCursor        = "INVALID_CURSOR"
 	duplicateMessageTemplate = "A customer with the same %s already exists in this environment; update it with PUT or send relogReason to create a new record"
 )
 
