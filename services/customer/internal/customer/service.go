@@ -40,6 +40,8 @@ type Change struct {
 // Store is the persistence port.
 type Store interface {
 	Atomic(ctx context.Context, fn func(Tx) error) error
+	// Get reads a live customer without a transaction.
+	Get(ctx context.Context, orgID, env, id string) (Customer, error)
 	List(ctx context.Context, q ListQuery) (Page, error)
 }
 
@@ -189,12 +191,7 @@ func (s *Service) Get(ctx context.Context, who Caller, id string) (Customer, err
 	if !ids.Valid("cus", id) {
 		return Customer{}, ErrNotFound
 	}
-	var c Customer
-	err := s.store.Atomic(ctx, func(tx Tx) (err error) {
-		c, err = tx.Get(ctx, who.OrgID, who.Env, id, false, false)
-		return err
-	})
-	return c, err
+	return s.store.Get(ctx, who.OrgID, who.Env, id)
 }
 
 // Update changes personal details; addresses and documents are not

@@ -71,21 +71,35 @@ func (s *Store) scanCustomer(row pgx.Row) (customer.Customer, error) {
 }
 
 func (t *txn) Get(ctx context.Context, orgID, env, id string, forUpdate, withDeleted bool) (customer.Customer, error) {
-	q := `SELECT ` + customerCols + ` FROM customers WHERE id = $1 AND org_id = $2 AND env = $3`
+	return t.s.get(ctx, t.tx, orgID, env, id, forUpdate, withDeleted)
+}
+
+// Get reads a live customer outside any transaction: one snapshot is not
+// needed for a read, and BEGIN/COMMIT would double its round trips.
+func (s *Store) Get(ctx context.Context, orgID, env, id string) (customer.Customer, error) {
+	c, err := s.get(ctx, s.pool, orgID, env, id, false, false)
+	if err != nil && err != customer.ErrNotFound {
+		return c, translate(err)
+	}
+	return c, err
+}
+
+func (s *Store) get(ctx context.Context, q querier, orgID, env, id string, forUpdate, withDeleted bool) (customer.Customer, error) {
+	sql := `SELECT ` + customerCols + ` FROM customers WHERE id = $1 AND org_id = $2 AND env = $3`
 	if !withDeleted {
-		q += ` AND deleted_at IS NULL`
+		sql += ` AND deleted_at IS NULL`
 	}
 	if forUpdate {
-		q += ` FOR UPDATE`
+		sql += ` FOR UPDATE`
 	}
-	c, err := t.s.scanCustomer(t.tx.QueryRow(ctx, q, id, orgID, env))
+	c, err := s.scanCustomer(q.QueryRow(ctx, sql, id, orgID, env))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return c, customer.ErrNotFound
 	}
 	if err != nil {
 		return c, err
 	}
-	byID, err := t.s.children(ctx, t.tx, []string{c.ID})
+	byID, err := s.children(ctx, q, []string{c.ID})
 	if err != nil {
 		return c, err
 	}

@@ -1,0 +1,158 @@
+// Command gwbench measures what the gateway costs: an authenticated,
+// quota-counted GET /api/v1/customers/{id} through the gateway, the same
+// request sent straight to the customer service, and through a bare
+// httputil.ReverseProxy in front of the service, interleaved in rounds in
+// one run so that every target sees the same machine load.
+//
+//	go run ./bench/cmd/gwbench -duration 10s -conns 32 -rounds 3
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"runtime/pprof"
+	"testing"
+	"time"
+
+	"github.com/kycfield/kyc/bench/load"
+	"github.com/kycfield/kyc/e2e/harness"
+	"github.com/kycfield/kyc/pkg/config"
+	"github.com/kycfield/kyc/pkg/principal"
+)
+
+func main() {
+	dur := flag.Duration("duration", 10*time.Second, "length of each measurement")
+	conns := flag.Int("conns", 32, "requests in flight")
+	rounds := flag.Int("rounds", 3, "interleaved rounds")
+	rate := flag.Int("rate", 300, "requests per second of the paced latency runs")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the gateway runs to this file")
+	flag.Parse()
+	testing.Init()
+	ctx := context.Background()
+	p, err := harness.Start(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer p.Stop()
+	t := &fakeT{}
+	org := p.NewOrg(t, "enterprise") // no daily cap, but every request is still counted in Redis
+	_, key := p.NewKey(t, org, "live")
+	r := p.API(t, "POST", "/api/v1/customers", key, map[string]any{"firstName": "Ngozi", "lastName": "Okafor", "phone": "+2348031234567",
+		"addresses": []map[string]any{{"streetName": "Adeola Odeku Street", "city": "Lagos", "state": "Lagos"}}})
+	if r.Status != http.StatusCreated {
+		log.Fatalf("seed customer: %d %s", r.Status, r.Body)
+	}
+	var c struct{ ID string }
+	r.Decode(t, &c)
+	path := "/api/v1/customers/" + c.ID
+
+	var common config.Common
+	if err := config.Load(&common); err != nil {
+		log.Fatal(err)
+	}
+	signer, _ := principal.NewSigner(common.PrincipalSecrets, common.PrincipalTTL)
+	who := principal.Principal{Kind: principal.KindAPIKey, OrgID: org, Env: principal.EnvLive, KeyID: "bench", Scopes: []string{principal.ScopeRead}, Plan: "enterprise"}
+	customerURL := p.URLs["customer"]
+	bare := bareProxy(customerURL, signer, who)
+
+	targets := []struct {
+		name string
+		req  load.NewRequest
+	}{
+		{"direct", func() *http.Request {
+			req, _ := http.NewRequest("GET", customerURL+path, nil)
+			req.Header.Set(principal.Header, signer.Sign(who, "GET", path))
+			return req
+		}},
+		{"bare-proxy", func() *http.Request { req, _ := http.NewRequest("GET", bare+path, nil); return req }},
+		{"gateway", func() *http.Request {
+			req, _ := http.NewRequest("GET", p.GatewayURL+path, nil)
+			req.Header.Set("Authorization", "Bearer "+key)
+			return req
+		}},
+	}
+	client := load.Client(*conns)
+	for _, tg := range targets { // warm up connections, caches and JIT-free paths
+		load.Run(ctx, tg.name, client, *conns, time.Second, http.StatusOK, tg.req)
+	}
+	rps := map[string][]float64{}
+	p50 := map[string][]float64{}
+	p99 := map[string][]float64{}
+	lp50 := map[string][]float64{}
+	lp99 := map[string][]float64{}
+	var prof *os.File
+	if *cpuprofile != "" {
+		if prof, err = os.Create(*cpuprofile); err != nil {
+			log.Fatal(err)
+		}
+	}
+	for i := range *rounds {
+		fmt.Printf("round %d\n", i+1)
+		for _, tg := range targets {
+			lat := load.Paced(ctx, tg.name, client, *rate, *dur/2, http.StatusOK, tg.req)
+			fmt.Printf("  paced %d/s: %s\n", *rate, lat)
+			lp50[tg.name] = append(lp50[tg.name], float64(lat.P50.Microseconds())/1000)
+			lp99[tg.name] = append(lp99[tg.name], float64(lat.P99.Microseconds())/1000)
+			if prof != nil && tg.name == "gateway" && i == 0 {
+				_ = pprof.StartCPUProfile(prof)
+			}
+			res := load.Run(ctx, tg.name, client, *conns, *dur, http.StatusOK, tg.req)
+			if prof != nil && tg.name == "gateway" && i == 0 {
+				pprof.StopCPUProfile()
+			}
+			fmt.Println("  " + res.String())
+			if res.Errors > 0 {
+				fmt.Fprintf(os.Stderr, "%s: %d errors\n", tg.name, res.Errors)
+			}
+			rps[tg.name] = append(rps[tg.name], res.RPS)
+			p50[tg.name] = append(p50[tg.name], float64(res.P50.Microseconds())/1000)
+			p99[tg.name] = append(p99[tg.name], float64(res.P99.Microseconds())/1000)
+		}
+	}
+	fmt.Printf("\nmedians over %d rounds: saturation with %d connections for %s; latency paced at %d req/s for %s\n", *rounds, *conns, *dur, *rate, *dur/2)
+	fmt.Println("| target | req/s (saturated) | p50 ms (saturated) | p99 ms (saturated) | p50 ms (paced) | p99 ms (paced) |\n|---|---:|---:|---:|---:|---:|")
+	for _, tg := range targets {
+		n := tg.name
+		fmt.Printf("| %s | %.0f | %.2f | %.2f | %.2f | %.2f |\n", n, load.Median(rps[n]), load.Median(p50[n]), load.Median(p99[n]), load.Median(lp50[n]), load.Median(lp99[n]))
+	}
+	d, b, g := load.Median(rps["direct"]), load.Median(rps["bare-proxy"]), load.Median(rps["gateway"])
+	fmt.Printf("\ngateway/direct throughput: %.0f%%   gateway/bare-proxy: %.0f%%   bare-proxy/direct: %.0f%%\n", 100*g/d, 100*g/b, 100*b/d)
+	fmt.Printf("paced p99 added by the gateway over direct: %.2f ms; over the bare proxy: %.2f ms\n",
+		load.Median(lp99["gateway"])-load.Median(lp99["direct"]), load.Median(lp99["gateway"])-load.Median(lp99["bare-proxy"]))
+}
+
+// bareProxy is the reference: a stock ReverseProxy that only adds the
+// principal header the service requires.
+func bareProxy(target string, s *principal.Signer, who principal.Principal) string {
+	u, _ := url.Parse(target)
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.Transport = &http.Transport{MaxIdleConnsPerHost: 256}
+	director := rp.Director
+	rp.Director = func(r *http.Request) {
+		director(r)
+		r.Header.Set(principal.Header, s.Sign(who, r.Method, r.URL.EscapedPath()))
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	go func() { _ = http.Serve(ln, rp) }()
+	return "http://" + ln.Addr().String()
+}
+
+// fakeT lets the harness helpers (written for tests) run in a command.
+type fakeT struct{ testing.TB }
+
+func (fakeT) Helper()                      {}
+func (fakeT) Name() string                 { return "bench" }
+func (fakeT) Fatalf(f string, args ...any) { log.Fatalf(f, args...) }
+func (fakeT) Errorf(f string, args ...any) { log.Printf(f, args...) }
+func (fakeT) Cleanup(func())               {}
+func (fakeT) Logf(f string, args ...any)   { log.Printf(f, args...) }
