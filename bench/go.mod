@@ -3,8 +3,10 @@ module github.com/kycfield/kyc/bench
 go 1.26.8
 
 require (
+	github.com/jackc/pgx/v5 v5.12.0
 	github.com/kycfield/kyc/e2e v0.0.0
 	github.com/kycfield/kyc/pkg v0.0.0
+	github.com/kycfield/kyc/services/customer v0.0.0
 )
 
 require (
@@ -27,7 +29,6 @@ require (
 	github.com/huandu/xstrings v1.5.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
-	github.com/jackc/pgx/v5 v5.12.0 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	github.com/jackc/tern/v2 v2.3.4 // indirect
 	github.com/klauspost/compress v1.20.1 // indirect
@@ -36,7 +37,6 @@ require (
 	github.com/kycfield/kyc/api v0.0.0 // indirect
 	github.com/kycfield/kyc/gateway v0.0.0 // indirect
 	github.com/kycfield/kyc/services/auth-billing v0.0.0 // indirect
-	github.com/kycfield/kyc/services/customer v0.0.0 // indirect
 	github.com/kycfield/kyc/services/document v0.0.0 // indirect
 	github.com/kycfield/kyc/services/reporting v0.0.0 // indirect
 	github.com/kycfield/kyc/services/verification v0.0.0 // indirect

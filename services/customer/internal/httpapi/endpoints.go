@@ -38,7 +38,7 @@ type addAddressRequest struct {
 }
 
 // Pagination describes a list page. Totals of searches are exact up to
-// 10,000 matches (totalExact tells).
+// 1,000 matches (totalExact tells).
 type Pagination struct {
 	Page       *int    `json:"page"`
 	Limit      int     `json:"limit"`

@@ -40,7 +40,10 @@ func (s *Store) List(ctx context.Context, q customer.ListQuery) (customer.Page, 
 	}
 	sql := fmt.Sprintf(`SELECT %s FROM customers WHERE %s ORDER BY created_at DESC, id DESC LIMIT %d OFFSET %d`,
 		customerCols, pageWhere, q.Limit+1, q.Offset())
-	rows, err := s.pool.Query(ctx, sql, pageArgs...)
+	// Plan with the actual values (an unnamed statement): whether the
+	// phone or trigram index or the newest-first index wins depends on
+	// the term, and a cached generic plan cannot use a LIKE prefix.
+	rows, err := s.pool.Query(ctx, sql, append([]any{pgx.QueryExecModeExec}, pageArgs...)...)
 	if err != nil {
 		return customer.Page{}, err
 	}
@@ -94,7 +97,7 @@ func (s *Store) total(ctx context.Context, q customer.ListQuery, filter string, 
 	}
 	var n int64
 	err := s.pool.QueryRow(ctx, fmt.Sprintf(`SELECT count(*) FROM (SELECT 1 FROM customers WHERE %s LIMIT %d) capped`,
-		filter, customer.CountCap+1), args...).Scan(&n)
+		filter, customer.CountCap+1), append([]any{pgx.QueryExecModeExec}, args...)...).Scan(&n)
 	if n > customer.CountCap {
 		return customer.CountCap, false, err
 	}
