@@ -26,7 +26,7 @@ const (
 	// the first thousand about a tenth of that. Larger totals are reported
 	// as CountCap with totalExact false; unfiltered and status totals are
 	// always exact (kept in counters).
-	CountCap = 1000
+	CountCap  = 1000
 	maxSearch = 100
 )
 
