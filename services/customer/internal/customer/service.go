@@ -204,6 +204,33 @@ func (s *Service) Update(ctx context.Context, who Caller, id string, in Fields) 
 	if err := probe.err(); err != nil {
 		return Customer{}, err
 	}
+	return s.change(ctx, who, id, func(tx Tx, c *Customer) error {
+		var ck checker
+		changed := personal(&ck, c, in, false)
+		if err := ck.err(); err != nil {
+			return err
+		}
+		if len(changed) == 0 {
+			return nil
+		}
+		keys := identity(*c, changed)
+		if err := tx.LockIdentity(ctx, c.OrgID, c.Env, keys); err != nil {
+			return err
+		}
+		if err := checkDuplicates(ctx, tx, *c, keys); err != nil {
+			return err
+		}
+		c.UpdatedAt = s.now().UTC()
+		if err := tx.UpdatePersonal(ctx, *c); err != nil {
+			return err
+		}
+		return tx.Emit(ctx, Change{Type: EventUpdated, Customer: *c, Changed: changed})
+	})
+}
+
+// change runs fn on the caller's live customer id, locked, in one
+// transaction; unknown, malformed, deleted and foreign ids are not found.
+func (s *Service) change(ctx context.Context, who Caller, id string, fn func(tx Tx, c *Customer) error) (Customer, error) {
 	if !ids.Valid("cus", id) {
 		return Customer{}, ErrNotFound
 	}
@@ -212,26 +239,7 @@ func (s *Service) Update(ctx context.Context, who Caller, id string, in Fields) 
 		if c, err = tx.Get(ctx, who.OrgID, who.Env, id, true, false); err != nil {
 			return err
 		}
-		var ck checker
-		changed := personal(&ck, &c, in, false)
-		if err := ck.err(); err != nil {
-			return err
-		}
-		if len(changed) == 0 {
-			return nil
-		}
-		keys := identity(c, changed)
-		if err := tx.LockIdentity(ctx, c.OrgID, c.Env, keys); err != nil {
-			return err
-		}
-		if err := checkDuplicates(ctx, tx, c, keys); err != nil {
-			return err
-		}
-		c.UpdatedAt = s.now().UTC()
-		if err := tx.UpdatePersonal(ctx, c); err != nil {
-			return err
-		}
-		return tx.Emit(ctx, Change{Type: EventUpdated, Customer: c, Changed: changed})
+		return fn(tx, &c)
 	})
 	return c, err
 }
@@ -239,24 +247,18 @@ func (s *Service) Update(ctx context.Context, who Caller, id string, in Fields) 
 // Delete soft-deletes a customer: it leaves lists, counts and the
 // duplicate check, and its open verification work is cancelled.
 func (s *Service) Delete(ctx context.Context, who Caller, id string) error {
-	if !ids.Valid("cus", id) {
-		return ErrNotFound
-	}
-	return s.store.Atomic(ctx, func(tx Tx) error {
-		c, err := tx.Get(ctx, who.OrgID, who.Env, id, true, false)
-		if err != nil {
-			return err
-		}
+	_, err := s.change(ctx, who, id, func(tx Tx, c *Customer) error {
 		now := s.now().UTC()
 		c.DeletedAt, c.UpdatedAt = &now, now
-		if err := tx.SoftDelete(ctx, c); err != nil {
+		if err := tx.SoftDelete(ctx, *c); err != nil {
 			return err
 		}
 		if err := tx.CountDeleted(ctx, c.OrgID, c.Env, c.Status); err != nil {
 			return err
 		}
-		return tx.Emit(ctx, Change{Type: EventDeleted, Customer: c})
+		return tx.Emit(ctx, Change{Type: EventDeleted, Customer: *c})
 	})
+	return err
 }
 
 // AddAddress appends one address for verification.
@@ -266,29 +268,21 @@ func (s *Service) AddAddress(ctx context.Context, who Caller, id string, in Addr
 	if err := ck.err(); err != nil {
 		return Customer{}, err
 	}
-	if !ids.Valid("cus", id) {
-		return Customer{}, ErrNotFound
-	}
-	var c Customer
-	err := s.store.Atomic(ctx, func(tx Tx) (err error) {
-		if c, err = tx.Get(ctx, who.OrgID, who.Env, id, true, false); err != nil {
-			return err
-		}
+	return s.change(ctx, who, id, func(tx Tx, c *Customer) error {
 		if len(c.Addresses) >= MaxAddresses {
 			return apperr.New(apperr.KindInvalid, CodeAddressLimit, fmt.Sprintf("A customer may hold at most %d addresses", MaxAddresses))
 		}
 		now := s.now().UTC()
 		a.ID, a.CreatedAt, a.UpdatedAt = ids.New("adr"), now, now
-		if err := tx.InsertAddress(ctx, c, a, len(c.Addresses)); err != nil {
+		if err := tx.InsertAddress(ctx, *c, a, len(c.Addresses)); err != nil {
 			return err
 		}
 		c.Addresses = append(c.Addresses, a)
-		if err := s.restatus(ctx, tx, &c, now); err != nil {
+		if err := s.restatus(ctx, tx, c, now); err != nil {
 			return err
 		}
-		return tx.Emit(ctx, Change{Type: EventAddressAdded, Customer: c, Address: &a})
+		return tx.Emit(ctx, Change{Type: EventAddressAdded, Customer: *c, Address: &a})
 	})
-	return c, err
 }
 
 // restatus recomputes the customer's status from its addresses and
