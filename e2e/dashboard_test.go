@@ -107,7 +107,7 @@ func TestDashboardAccountsAndKeys(t *testing.T) {
 		t.Fatalf("no csrf token: %d %s", r.Status, r.Body)
 	}
 	b.csrf = token
-	if r := b.call("POST", "/dashboard/v1/keys", map[string]any{"environment": "test", "scopes": []string{"kyc:read"}}, "Sec-Fetch-Site", "cross-site"); r.Status != http.StatusForbidden {
+	if r := b.call("POST", "/dashboard/v1/keys", map[string]any{"environment": "test", "scopes": []string{"kyc:read"}}, "Sec-Fetch-Site", "cross-site"); r.Status != http.StatusForbidden || r.Code() != "CROSS_ORIGIN_FORBIDDEN" {
 		t.Fatalf("cross-site request: %d %s", r.Status, r.Body)
 	}
 	// Developer plan: sandbox keys only.

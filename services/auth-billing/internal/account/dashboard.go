@@ -91,7 +91,7 @@ func NormalizeEmail(s string) (string, bool) {
 func validatePassword(p string) error {
 	// bcrypt reads at most 72 bytes; longer passwords would be silently cut.
 	if utf8.RuneCountInString(p) < 10 || len(p) > 72 {
-		return apperr.Validation(apperr.Detail{Field: "password", Message: "must be 10-72 bytes long"})
+		return apperr.Validation(apperr.Detail{Field: "password", Message: "must be at least 10 characters and at most 72 bytes"})
 	}
 	return nil
 }

@@ -52,6 +52,7 @@ const (
 	CodeInvalidCredentials  = "INVALID_CREDENTIALS"
 	CodeTooManyAttempts     = "TOO_MANY_ATTEMPTS"
 	CodeCSRF                = "CSRF_TOKEN_INVALID"
+	CodeCrossOrigin         = "CROSS_ORIGIN_FORBIDDEN"
 	CodeSessionRequired     = "SESSION_REQUIRED"
 )
 

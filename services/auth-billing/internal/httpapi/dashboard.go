@@ -42,6 +42,10 @@ func sessionFrom(ctx context.Context) account.Session {
 // token on every state-changing call.
 func RegisterDashboard(mux *http.ServeMux, d *account.Dashboard, e Endpoints, protect Protector, opt DashboardOptions, log *slog.Logger) {
 	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		envelope.Fail(r.Context(), w, log, apperr.New(apperr.KindForbidden, account.CodeCrossOrigin,
+			"Cross-origin browser requests to the dashboard API are refused"))
+	}))
 	edge := func(h http.Handler) http.Handler { return protect(cop.Handler(h), principal.KindEdge) }
 	authed := func(h http.Handler) http.Handler { return edge(requireSession(d, log, h)) }
 	s := func(ep endpoint.Endpoint, dec func(context.Context, *http.Request) (any, error)) http.Handler {
