@@ -240,7 +240,7 @@ func (p *Platform) connectRedis(ctx context.Context) error {
 	}
 	p.Redis = redis.NewClient(opt)
 	if err := p.Redis.Ping(ctx).Err(); err != nil {
-		return fmt.Errorf("Redis is not reachable at %s (run `make test`, which starts it): %w", redistest.URL(), err)
+		return fmt.Errorf("cannot reach Redis at %s (run `make test`, which starts it): %w", redistest.URL(), err)
 	}
 	var b [5]byte
 	_, _ = rand.Read(b[:])

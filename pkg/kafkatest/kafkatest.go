@@ -45,7 +45,7 @@ func NewConfig(ctx context.Context) (kafkabus.Config, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := kafkabus.Ping(ctx, Brokers()); err != nil {
-		return kafkabus.Config{}, fmt.Errorf("Kafka is not reachable at %v (run `make test`, which starts it): %w", Brokers(), err)
+		return kafkabus.Config{}, fmt.Errorf("cannot reach Kafka at %v (run `make test`, which starts it): %w", Brokers(), err)
 	}
 	var b [5]byte
 	_, _ = rand.Read(b[:])

@@ -132,12 +132,12 @@ func main() {
 // principal header the service requires.
 func bareProxy(target string, s *principal.Signer, who principal.Principal) string {
 	u, _ := url.Parse(target)
-	rp := httputil.NewSingleHostReverseProxy(u)
-	rp.Transport = &http.Transport{MaxIdleConnsPerHost: 256}
-	director := rp.Director
-	rp.Director = func(r *http.Request) {
-		director(r)
-		r.Header.Set(principal.Header, s.Sign(who, r.Method, r.URL.EscapedPath()))
+	rp := &httputil.ReverseProxy{
+		Transport: &http.Transport{MaxIdleConnsPerHost: 256},
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(u)
+			pr.Out.Header.Set(principal.Header, s.Sign(who, pr.Out.Method, pr.Out.URL.EscapedPath()))
+		},
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
