@@ -8,10 +8,18 @@ SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := help
 
+# CI and cron-like callers may run with a minimal PATH; recipes call go and
+# gofmt directly, and Go lives in /usr/local/go on our machines.
+export PATH := $(PATH):/usr/local/go/bin
+
 # Go commands run per module (deploy/local/modules.sh: GOWORK=off inside each
 # module listed in go.work, failing at the end if any module failed). Every
 # module has replace directives to its siblings, so this is equivalent to a
-# workspace-wide run, and it keeps working while go.work is mid-edit.
+# workspace-wide run, and it keeps working while go.work is mid-edit. (The
+# one-shot `go test $(go list -m -f '{{.Path}}/...')` over the workspace was
+# tried and fails: workspace-wide version selection keeps an old monolithic
+# google.golang.org/genproto, via github.com/go-kit/kit, next to the split
+# genproto/googleapis/* modules, an "ambiguous import" for grpc/status.)
 EACH_MODULE := deploy/local/modules.sh
 
 .PHONY: help run deps build test lint tools bench clean clean-data stop

@@ -6,7 +6,7 @@
 # Redis with apt-get, builds devkafka and MinIO with Go).
 #
 # Prints one line per component: "already running", "started" or
-# "installed and started". Components this script launches are recorded in
+# "installed+started". Components this script launches are recorded in
 # .data/pids/started-by-deps so `make stop` / run.sh stop only those. If
 # KYC_DEPS_STARTED_OUT is set, the components started by THIS invocation are
 # also written there (run.sh uses it to undo exactly what it caused).
@@ -90,7 +90,7 @@ ensure_postgres() {
 		# containers (policy-rc.d) it does not. Only start it ourselves if
 		# nothing answers yet.
 		if ((installed)) && wait_for 10 pg_ready; then
-			status="installed and started (by its system service)"
+			status="installed+started (by its system service)"
 		else
 			ver=$(pg_version)
 			if [[ -z "$ver" ]]; then
@@ -109,7 +109,7 @@ ensure_postgres() {
 			"${SUDO[@]}" head -n1 "$datadir/postmaster.pid" >"$PIDS/postgres.pid"
 			echo "$ver main" >"$PIDS/postgres.cluster"
 			record postgres
-			if ((installed)); then status="installed and started"; else status="started"; fi
+			if ((installed)); then status="installed+started"; else status="started"; fi
 		fi
 	fi
 
@@ -167,7 +167,7 @@ ensure_redis() {
 			installed=1
 		fi
 		if ((installed)) && wait_for 5 redis_ready; then
-			status="installed and started (by its system service)"
+			status="installed+started (by its system service)"
 		else
 			mkdir -p "$DATA/redis"
 			# appendonly: keep data across restarts like a real deployment.
@@ -180,7 +180,7 @@ ensure_redis() {
 			fi
 			wait_for 5 test -s "$PIDS/redis.pid" || true
 			record redis
-			if ((installed)); then status="installed and started"; else status="started"; fi
+			if ((installed)); then status="installed+started"; else status="started"; fi
 		fi
 	fi
 	report redis "$status"
@@ -235,21 +235,26 @@ minio_ready() { curl -sf -o /dev/null --max-time 2 http://127.0.0.1:9000/minio/h
 ensure_minio_binary() {
 	local cached="$TOOLS_CACHE/minio-$MINIO_VERSION"
 	if [[ ! -x "$cached" ]]; then
-		log "Building MinIO from source (first run only, about 6 minutes on 2 cores)..."
+		log "Building MinIO from source (first run only, about 5 minutes on 2 cores)..."
 		need_go
 		local tmp
 		tmp=$(mktemp -d)
 		# Outside any module, `go install pkg@version` ignores go.work; -v
 		# lists packages as they compile, which doubles as a progress bar.
-		(cd "$tmp" && GOBIN="$tmp" GOWORK=off go install -v "github.com/minio/minio@$MINIO_VERSION")
+		# GOFLAGS='': a developer's -mod=vendor or similar must not leak in.
+		(cd "$tmp" && GOBIN="$tmp" GOWORK=off GOFLAGS='' go install -v "github.com/minio/minio@$MINIO_VERSION")
 		mkdir -p "$TOOLS_CACHE"
 		mv "$tmp/minio" "$cached.tmp" && mv "$cached.tmp" "$cached"
 		rm -rf "$tmp"
 	fi
-	# Copy only when the version changed: the binary is 150 MB. Copy then
-	# rename so a running bin/minio is never overwritten in place.
+	# Refresh only when the version changed: the binary is 150 MB. Hardlink
+	# when the cache is on the same filesystem (free), else copy; then rename,
+	# so a running bin/minio (or the cached file it may share an inode with)
+	# is never overwritten in place.
 	if [[ ! -x "$BIN/minio" || "$(cat "$BIN/.minio-version" 2>/dev/null)" != "$MINIO_VERSION" ]]; then
-		cp "$cached" "$BIN/.minio.tmp" && mv "$BIN/.minio.tmp" "$BIN/minio"
+		rm -f "$BIN/.minio.tmp"
+		ln "$cached" "$BIN/.minio.tmp" 2>/dev/null || cp "$cached" "$BIN/.minio.tmp"
+		mv "$BIN/.minio.tmp" "$BIN/minio"
 		echo "$MINIO_VERSION" >"$BIN/.minio-version"
 	fi
 }

@@ -42,12 +42,15 @@ port_open() {
 	timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null
 }
 
-# pid_alive PIDFILE: true if the pidfile names a live process.
+# pid_alive PIDFILE: true if the pidfile names a live process. /proc covers
+# processes we may not signal (a non-root user looking at the postmaster,
+# which runs as postgres: kill -0 fails with EPERM although it is alive).
 pid_alive() {
 	local pid
 	[[ -s "$1" ]] || return 1
 	pid=$(head -n1 "$1" 2>/dev/null) || return 1
-	[[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null
+	[[ "$pid" =~ ^[0-9]+$ ]] || return 1
+	kill -0 "$pid" 2>/dev/null || [[ -d "/proc/$pid" ]]
 }
 
 # wait_for SECONDS CMD...: poll CMD every 0.5 s until it succeeds or time runs out.

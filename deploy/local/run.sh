@@ -63,6 +63,8 @@ trap cleanup EXIT
 # exit from the signal traps runs the EXIT trap (cleanup) exactly once.
 trap 'exit 130' INT
 trap 'exit 143' TERM
+# A closed terminal must not leave services and components running.
+trap 'exit 129' HUP
 
 # 1. Postgres, Redis, Kafka, MinIO.
 KYC_DEPS_STARTED_OUT="$deps_out" "$ROOT/deploy/local/deps.sh"
@@ -87,11 +89,19 @@ start_service() {
 	# shutdown logs (and hit them with SIGPIPE). It ends at EOF instead.
 	mkfifo "$fifo"
 	(
-		trap '' INT TERM
+		trap '' INT TERM HUP
 		tee -a "$log_file" <"$fifo" | sed -u "s/^/[$name] /"
 	) &
 	log_pids+=("$!")
-	"$BIN/$name" >"$fifo" 2>&1 &
+	# Each service gets its own database explicitly (the same URL as its
+	# built-in default), so a DATABASE_URL left in the developer's shell
+	# cannot point every service at one database. The gateway has none.
+	if [[ $name == gateway ]]; then
+		env -u DATABASE_URL "$BIN/$name" >"$fifo" 2>&1 &
+	else
+		DATABASE_URL="postgres://postgres:postgres@127.0.0.1:5432/kyc_${name//-/_}?sslmode=disable" \
+			"$BIN/$name" >"$fifo" 2>&1 &
+	fi
 	pid=$!
 	svc_pids+=("$pid")
 	svc_names+=("$name")
@@ -119,16 +129,26 @@ done
 # 4. Demo organization and API keys: reuse the saved ones while they still
 # authenticate (keeps copy-pasted curls working across restarts), otherwise
 # create new ones through the admin API.
-command -v jq >/dev/null || {
-	log "installing jq (parses kycctl's JSON)..."
-	"${SUDO[@]}" apt-get update -qq >/dev/null
-	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq jq >/dev/null
+# json_field KEY: the top-level string KEY of the JSON on stdin. jq when it
+# is installed; otherwise a sed fallback that is enough for kycctl's flat,
+# pretty-printed output (`  "id": "org_..."`), so jq is not a hard dependency.
+json_field() {
+	if command -v jq >/dev/null; then
+		jq -r --arg k "$1" '.[$k] // empty'
+	else
+		sed -n "s/^ *\"$1\": *\"\([^\"]*\)\".*/\1/p" | head -n1
+	fi
 }
+
+# keys_file_get NAME: value of NAME= in the keys file. Parsed rather than
+# sourced so a mangled file can never run commands.
+keys_file_get() { sed -n "s/^$1=//p" "$KEYS_FILE" 2>/dev/null | head -n1; }
 
 ORG_ID="" TEST_KEY="" LIVE_KEY=""
 if [[ -f "$KEYS_FILE" ]]; then
-	# shellcheck disable=SC1090
-	source "$KEYS_FILE"
+	ORG_ID=$(keys_file_get ORG_ID)
+	TEST_KEY=$(keys_file_get TEST_KEY)
+	LIVE_KEY=$(keys_file_get LIVE_KEY)
 fi
 keys_work() {
 	[[ -n "$TEST_KEY" && -n "$LIVE_KEY" ]] &&
@@ -139,9 +159,11 @@ if keys_work; then
 	log "reusing demo keys from .data/demo-keys.env"
 else
 	log "creating demo organization and API keys..."
-	ORG_ID=$("$BIN/kycctl" orgs create --name "Demo Lender" --plan growth | jq -r .id)
-	TEST_KEY=$("$BIN/kycctl" keys create --org "$ORG_ID" --env test --scopes kyc:read,kyc:write | jq -r .key)
-	LIVE_KEY=$("$BIN/kycctl" keys create --org "$ORG_ID" --env live --scopes kyc:read,kyc:write | jq -r .key)
+	# kycctl talks to auth-billing's admin API on :8081 with the local admin
+	# token (both are kycctl's built-in defaults).
+	ORG_ID=$("$BIN/kycctl" orgs create --name "Demo Lender" --plan growth | json_field id)
+	TEST_KEY=$("$BIN/kycctl" keys create --org "$ORG_ID" --env test --scopes kyc:read,kyc:write | json_field key)
+	LIVE_KEY=$("$BIN/kycctl" keys create --org "$ORG_ID" --env live --scopes kyc:read,kyc:write | json_field key)
 	[[ "$ORG_ID" == org_* && "$TEST_KEY" == mk_test_* && "$LIVE_KEY" == mk_live_* ]] ||
 		die "unexpected kycctl output (org=$ORG_ID test=$TEST_KEY live=$LIVE_KEY)"
 	(
@@ -179,7 +201,18 @@ cat <<EOF
 
 EOF
 
-# 6/7. Stream logs until Ctrl-C (the INT trap runs cleanup) or until every
-# service has exited on its own.
-wait "${svc_pids[@]}"
-log "all services exited"
+# 6/7. Stream logs until Ctrl-C (the INT trap runs cleanup). If a service
+# dies on its own, say which and stop the rest: a half-up platform that keeps
+# streaming logs is more confusing than a clean stop.
+while :; do
+	# wait -n (bash >= 5.1) returns when any listed service exits, or early
+	# when a trapped signal arrives (the trap then exits via cleanup).
+	wait -n "${svc_pids[@]}" || true
+	for i in "${!svc_pids[@]}"; do
+		if ! kill -0 "${svc_pids[$i]}" 2>/dev/null; then
+			log "error: ${svc_names[$i]} exited unexpectedly; last lines of $LOGS/${svc_names[$i]}.log:"
+			tail -n 30 "$LOGS/${svc_names[$i]}.log" | sed 's/^/    /'
+			exit 1
+		fi
+	done
+done
