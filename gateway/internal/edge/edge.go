@@ -57,13 +57,14 @@ type Gateway struct {
 	idem     *idempotency.Store
 	usage    *usage.Reporter
 	proxies  map[string]*httputil.ReverseProxy
+	buffers  *bufferPool
 	requests metric.Int64Counter
 }
 
 // New builds the gateway.
 func New(opt Options, log *slog.Logger, signer *principal.Signer, r *keys.Resolver, l *quota.Limiter,
 	idem *idempotency.Store, u *usage.Reporter, meter metric.Meter) *Gateway {
-	g := &Gateway{opt: opt, log: log, signer: signer, resolver: r, limiter: l, idem: idem, usage: u, proxies: map[string]*httputil.ReverseProxy{}}
+	g := &Gateway{opt: opt, log: log, signer: signer, resolver: r, limiter: l, idem: idem, usage: u, proxies: map[string]*httputil.ReverseProxy{}, buffers: &bufferPool{}}
 	g.requests, _ = meter.Int64Counter("kyc_gateway_requests_total", metric.WithDescription("Requests by route and status"))
 	tr := &http.Transport{
 		Proxy:                 nil,

@@ -9,6 +9,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strconv"
+	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -50,7 +51,8 @@ const maxStoredResponse = 1 << 20
 
 func (g *Gateway) newProxy(name string, target *url.URL, tr http.RoundTripper) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
-		Transport: tr,
+		Transport:  tr,
+		BufferPool: g.buffers,
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			st := stateOf(pr.In.Context())
 			pr.SetURL(target)
@@ -136,3 +138,17 @@ func (s *statusWriter) WriteHeader(code int) {
 }
 
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// bufferPool recycles the 32 KiB copy buffers that ReverseProxy otherwise
+// allocates for every response; at thousands of requests per second they
+// are most of the gateway's garbage.
+type bufferPool struct{ p sync.Pool }
+
+func (b *bufferPool) Get() []byte {
+	if v, ok := b.p.Get().(*[]byte); ok {
+		return *v
+	}
+	return make([]byte, 32<<10)
+}
+
+func (b *bufferPool) Put(buf []byte) { b.p.Put(&buf) }

@@ -62,3 +62,20 @@ func TestFallsBackWhenRedisIsDown(t *testing.T) {
 		}
 	}
 }
+
+// A Redis that restarted (or had SCRIPT FLUSH) no longer knows the script:
+// the pipeline must load it again rather than fall back to local counting.
+func TestReloadsTheScriptAfterRedisForgotIt(t *testing.T) {
+	rdb, prefix := redistest.New(t)
+	l := New(rdb, prefix, logging.Discard(), noop.NewMeterProvider().Meter(""))
+	ctx := context.Background()
+	if d := l.Take(ctx, "org_1", 10); !d.Allowed || d.Degraded || d.Count != 1 {
+		t.Fatalf("first take: %+v", d)
+	}
+	if err := rdb.ScriptFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if d := l.Take(ctx, "org_1", 10); !d.Allowed || d.Degraded || d.Count != 2 {
+		t.Fatalf("take after SCRIPT FLUSH: %+v", d)
+	}
+}
