@@ -70,9 +70,9 @@ lint: tools ## gofmt, go vet and staticcheck over every module
 tools: ## install pinned dev tools (staticcheck) into bin/
 	@deploy/local/tools.sh
 
-bench: ## run the benchmarks
-	@if [[ -f bench/go.mod ]]; then cd bench && GOWORK=off go test -run '^$$' -bench . -benchtime 3s ./...; \
-	else echo "bench/ has no go.mod yet; nothing to run"; fi
+bench: deps ## gateway cost and 1M-customer list benchmarks (results: BENCHMARKS.md)
+	cd bench && GOWORK=off go run ./cmd/gwbench -duration 10s -rounds 5
+	cd bench && GOWORK=off go run ./cmd/listbench -rows 1000000 -n 300
 
 stop: ## stop background components deps.sh started (never a pre-existing Postgres/Redis)
 	@deploy/local/stop.sh

@@ -129,7 +129,7 @@ func main() {
 	kinds := []struct{ name, query string }{
 		{"first page", "?limit=20"},
 		{"status filter", "?status=VERIFIED&limit=20"},
-		{"status filter p50", "?status=REJECTED&limit=20&page=50"},
+		{"status filter, page 50", "?status=REJECTED&limit=20&page=50"},
 		{"broad search", "?search=" + url.QueryEscape("chiamaka")},
 		{"full-name search", "?search=" + url.QueryEscape("ngozi okafor")},
 		{"one email", "?search=" + url.QueryEscape(email)},
