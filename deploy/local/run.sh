@@ -207,12 +207,21 @@ EOF
 while :; do
 	# wait -n (bash >= 5.1) returns when any listed service exits, or early
 	# when a trapped signal arrives (the trap then exits via cleanup).
-	wait -n "${svc_pids[@]}" || true
+	died=""
+	rc=0
+	wait -n -p died "${svc_pids[@]}" || rc=$?
+	[[ -n "$died" ]] || continue
 	for i in "${!svc_pids[@]}"; do
-		if ! kill -0 "${svc_pids[$i]}" 2>/dev/null; then
-			log "error: ${svc_names[$i]} exited unexpectedly; last lines of $LOGS/${svc_names[$i]}.log:"
-			tail -n 30 "$LOGS/${svc_names[$i]}.log" | sed 's/^/    /'
-			exit 1
+		[[ "${svc_pids[$i]}" == "$died" ]] || continue
+		# Ctrl-C reaches the services too (same process group): they shut
+		# down cleanly and exit 0, sometimes before bash runs its INT trap.
+		# A clean exit is a stop, not a crash.
+		if ((rc == 0)); then
+			log "${svc_names[$i]} stopped"
+			exit 130
 		fi
+		log "error: ${svc_names[$i]} exited with status $rc; last lines of $LOGS/${svc_names[$i]}.log:"
+		tail -n 30 "$LOGS/${svc_names[$i]}.log" | sed 's/^/    /'
+		exit 1
 	done
 done
