@@ -9,28 +9,13 @@ package keys
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"strings"
-	"time"
 
-	"github.com/kycfield/kyc/pkg/principal"
+	"github.com/kycfield/kyc/pkg/apikey"
 )
 
-// KeyState is a key as auth-billing describes it.
-type KeyState struct {
-	ID        string        `json:"id"`
-	Hash      string        `json:"hash"`
-	OrgID     string        `json:"orgId"`
-	Env       principal.Env `json:"environment"`
-	Scopes    []string      `json:"scopes"`
-	ExpiresAt *time.Time    `json:"expiresAt,omitempty"`
-	Revoked   bool          `json:"revoked"`
-	Version   int64         `json:"version"`
-	// Missing marks a negative cache entry: no such key.
-	Missing bool `json:"missing,omitempty"`
-}
+// KeyState is a key as auth-billing describes it (the shared contract).
+type KeyState = apikey.State
 
 // Plan is the part of an organization's plan the gateway enforces.
 type Plan struct {
@@ -61,28 +46,6 @@ var (
 	// down and nothing cached): the caller should answer 503, not 401.
 	ErrUnavailable = errors.New("key store unavailable")
 )
-
-// Hash returns the lookup hash of a secret.
-func Hash(secret string) string {
-	h := sha256.Sum256([]byte(secret))
-	return hex.EncodeToString(h[:])
-}
-
-// EnvOf returns the environment named by a key's prefix.
-func EnvOf(secret string) (principal.Env, bool) {
-	switch {
-	case strings.HasPrefix(secret, "mk_test_"):
-		return principal.EnvTest, true
-	case strings.HasPrefix(secret, "mk_live_"):
-		return principal.EnvLive, true
-	}
-	return "", false
-}
-
-// Usable reports whether k authenticates a request at now.
-func (k KeyState) Usable(now time.Time) bool {
-	return !k.Missing && !k.Revoked && (k.ExpiresAt == nil || now.Before(*k.ExpiresAt))
-}
 
 // Source is where keys come from on a cache miss (auth-billing).
 type Source interface {

@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/metric/noop"
 
+	"github.com/kycfield/kyc/pkg/apikey"
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/logging"
 	"github.com/kycfield/kyc/pkg/redistest"
@@ -37,7 +38,7 @@ const secret = "mk_test_0123456789abcdefghijklmnopqrstuv"
 
 func setup(t *testing.T) (*Resolver, *source, *Resolver) {
 	rdb, prefix := redistest.New(t)
-	src := &source{key: KeyState{ID: "key_1", Hash: Hash(secret), OrgID: "org_1", Env: "test", Scopes: []string{"kyc:read"}, Version: 1},
+	src := &source{key: KeyState{ID: "key_1", Hash: apikey.HashHex(secret), OrgID: "org_1", Env: "test", Scopes: []string{"kyc:read"}, Version: 1},
 		org: OrgState{ID: "org_1", Plan: Plan{ID: "growth", DailyRequests: 10000, LiveAccess: true}, Version: 1}}
 	opt := Options{LocalTTL: time.Minute, SharedTTL: time.Hour, NegativeTTL: time.Minute}
 	m := noop.NewMeterProvider().Meter("")

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/kycfield/kyc/pkg/apikey"
 	"github.com/kycfield/kyc/pkg/event"
 )
 
@@ -44,11 +45,11 @@ func NewResolver(rdb redis.UniversalClient, prefix string, src Source, opt Optio
 
 // Resolve authenticates a secret.
 func (r *Resolver) Resolve(ctx context.Context, secret string) (Identity, error) {
-	env, ok := EnvOf(secret)
+	env, ok := apikey.EnvOf(secret)
 	if !ok || len(secret) > 200 {
 		return Identity{}, ErrInvalid
 	}
-	hash := Hash(secret)
+	hash := apikey.HashHex(secret)
 	now := r.now()
 	k, o, found := r.local.get(hash, now)
 	layer := "local"

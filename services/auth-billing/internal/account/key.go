@@ -2,11 +2,11 @@ package account
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/kycfield/kyc/pkg/apikey"
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/principal"
 )
@@ -46,37 +46,18 @@ const displayLen = 12
 // NewSecret returns a fresh key for env ("mk_test_..." or "mk_live_...").
 func NewSecret(env principal.Env) string {
 	var b strings.Builder
-	b.WriteString("mk_" + string(env) + "_")
+	b.WriteString(apikey.Prefix(env))
 	buf := make([]byte, 64)
-	for b.Len() < len("mk_test_")+secretLen {
+	for b.Len() < len(apikey.PrefixTest)+secretLen {
 		_, _ = rand.Read(buf)
 		for _, c := range buf {
 			// Rejection sampling keeps the distribution uniform.
-			if int(c) < 248 && b.Len() < len("mk_test_")+secretLen {
+			if int(c) < 248 && b.Len() < len(apikey.PrefixTest)+secretLen {
 				b.WriteByte(secretAlphabet[int(c)%62])
 			}
 		}
 	}
 	return b.String()
-}
-
-// HashSecret is how keys are looked up: high-entropy secrets need no
-// slow hash, and SHA-256 lets the gateway cache by hash without holding
-// the key itself.
-func HashSecret(secret string) []byte {
-	h := sha256.Sum256([]byte(secret))
-	return h[:]
-}
-
-// EnvOfSecret returns the environment a key's prefix names.
-func EnvOfSecret(secret string) (principal.Env, bool) {
-	switch {
-	case strings.HasPrefix(secret, "mk_test_"):
-		return principal.EnvTest, true
-	case strings.HasPrefix(secret, "mk_live_"):
-		return principal.EnvLive, true
-	}
-	return "", false
 }
 
 // DisplayPrefix is the part of a secret shown in key lists.

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kycfield/kyc/pkg/apikey"
 	"github.com/kycfield/kyc/pkg/principal"
 )
 
@@ -16,14 +17,14 @@ func TestSecretsAreRandomBase62WithTheirEnvironment(t *testing.T) {
 			t.Fatalf("bad or repeated secret %q", s)
 		}
 		seen[s] = true
-		if env, _ := EnvOfSecret(s); env != principal.EnvLive || DisplayPrefix(s) != s[:12] {
+		if env, _ := apikey.EnvOf(s); env != principal.EnvLive || DisplayPrefix(s) != s[:12] {
 			t.Fatal("prefix/env")
 		}
 	}
 	if !strings.HasPrefix(NewSecret(principal.EnvTest), "mk_test_") {
 		t.Fatal("test prefix")
 	}
-	if len(HashSecret("x")) != 32 {
+	if len(apikey.Hash("x")) != 32 {
 		t.Fatal("sha-256")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kycfield/kyc/pkg/apikey"
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/ids"
 	"github.com/kycfield/kyc/pkg/principal"
@@ -38,17 +39,8 @@ type OrgState struct {
 	Version int64  `json:"version"`
 }
 
-// KeyState is a key as the gateway caches it.
-type KeyState struct {
-	ID        string        `json:"id"`
-	Hash      string        `json:"hash"`
-	OrgID     string        `json:"orgId"`
-	Env       principal.Env `json:"environment"`
-	Scopes    []string      `json:"scopes"`
-	ExpiresAt *time.Time    `json:"expiresAt,omitempty"`
-	Revoked   bool          `json:"revoked"`
-	Version   int64         `json:"version"`
-}
+// KeyState is a key as the gateway caches it (the shared contract).
+type KeyState = apikey.State
 
 // StateOf returns the cacheable view of an organization.
 func StateOf(o Org) OrgState { return OrgState{ID: o.ID, Plan: Plans[o.Plan], Version: o.Version} }
@@ -158,7 +150,7 @@ func (s *Service) CreateKey(ctx context.Context, orgID, env string, scopes []str
 func (s *Service) newKey(orgID string, env principal.Env, scopes []string, name string) NewKey {
 	secret := NewSecret(env)
 	return NewKey{Secret: secret, Key: Key{ID: ids.New("key"), OrgID: orgID, Env: env, Scopes: scopes, Name: name,
-		Prefix: DisplayPrefix(secret), Hash: HashSecret(secret), CreatedAt: s.now().UTC(), Version: 1}}
+		Prefix: DisplayPrefix(secret), Hash: apikey.Hash(secret), CreatedAt: s.now().UTC(), Version: 1}}
 }
 
 func (s *Service) insertKey(ctx context.Context, tx Tx, k Key) error {
