@@ -48,19 +48,11 @@ func Run(ctx context.Context, name string, client *http.Client, conns int, d tim
 			local := make([]time.Duration, 0, 4096)
 			bad := 0
 			for ctx.Err() == nil {
-				req := next().WithContext(ctx)
-				t0 := time.Now()
-				resp, err := client.Do(req)
-				if err != nil {
-					if ctx.Err() == nil {
-						bad++
-					}
-					continue
+				took, ok, sent := do(client, next().WithContext(ctx), want)
+				if sent {
+					local = append(local, took)
 				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				local = append(local, time.Since(t0))
-				if resp.StatusCode != want {
+				if !ok && ctx.Err() == nil {
 					bad++
 				}
 			}
@@ -115,22 +107,31 @@ func Paced(ctx context.Context, name string, client *http.Client, rate int, d ti
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t0 := time.Now()
-			resp, err := client.Do(next().WithContext(ctx))
+			took, ok, sent := do(client, next().WithContext(ctx), want)
 			mu.Lock()
 			defer mu.Unlock()
-			if err != nil {
-				errs++
-				return
+			if sent {
+				lat = append(lat, took)
 			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			lat = append(lat, time.Since(t0))
-			if resp.StatusCode != want {
+			if !ok {
 				errs++
 			}
 		}()
 	}
 	wg.Wait()
 	return Summarise(name, lat, errs, time.Since(start))
+}
+
+// do sends req and reads the whole answer. took is the time to the last
+// byte; sent is false when no response came back; ok is false for a
+// failure or a status other than want.
+func do(client *http.Client, req *http.Request, want int) (took time.Duration, ok, sent bool) {
+	t0 := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, false, false
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return time.Since(t0), resp.StatusCode == want, true
 }
