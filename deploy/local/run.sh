@@ -217,7 +217,7 @@ while :; do
 		# down cleanly and exit 0, sometimes before bash runs its INT trap.
 		# A clean exit is a stop, not a crash.
 		if ((rc == 0)); then
-			log "${svc_names[$i]} stopped"
+			log "${svc_names[$i]} has shut down; stopping the rest"
 			exit 130
 		fi
 		log "error: ${svc_names[$i]} exited with status $rc; last lines of $LOGS/${svc_names[$i]}.log:"
