@@ -3,10 +3,12 @@ package outbox_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/segmentio/kafka-go"
 
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/kafkabus"
@@ -41,28 +43,45 @@ func write(t *testing.T, pool *pgxpool.Pool, topic, key string, n int, commit bo
 	return ids
 }
 
-func run(t *testing.T, pool *pgxpool.Pool, bus kafkabus.Config) context.CancelFunc {
-	w := kafkabus.NewWriter(bus)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = outbox.NewRelay(pool, w, logging.Discard()).Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; w.Close() })
-	return cancel
-}
-
-func TestCommittedEventsArePublishedInOrderAndRolledBackOnesNever(t *testing.T) {
-	t.Parallel()
+// setup gives a test its own database (with the outbox table) and topic.
+func setup(t *testing.T) (*pgxpool.Pool, kafkabus.Config, string) {
 	pool, _ := pgtest.NewDB(t, outbox.Migration())
 	bus := kafkatest.Config(t)
 	topic := bus.Topic("things")
 	if err := kafkabus.EnsureTopics(context.Background(), bus, topic); err != nil {
 		t.Fatal(err)
 	}
+	return pool, bus, topic
+}
+
+// run starts a relay publishing with w until the returned stop is called
+// (or the test ends); stop waits for the relay to return.
+func run(t *testing.T, pool *pgxpool.Pool, w *kafka.Writer) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = outbox.NewRelay(pool, w, logging.Discard()).Run(ctx); close(done) }()
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-done; w.Close() }) }
+	t.Cleanup(stop)
+	return stop
+}
+
+func unpublished(t *testing.T, pool *pgxpool.Pool) int {
+	var n int
+	if err := pool.QueryRow(context.Background(), `SELECT count(*) FROM outbox WHERE published_at IS NULL`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestCommittedEventsArePublishedInOrderAndRolledBackOnesNever(t *testing.T) {
+	t.Parallel()
+	pool, bus, topic := setup(t)
 	reader := kafkatest.Follow(t, bus, topic)
 	// Written while no relay runs (as after a crash): nothing is lost.
 	early := write(t, pool, topic, "cus_1", 5, true)
 	write(t, pool, topic, "cus_1", 3, false)
-	run(t, pool, bus)
+	run(t, pool, kafkabus.NewWriter(bus))
 	late := write(t, pool, topic, "cus_1", 5, true)
 	want := append(early, late...)
 	start := time.Now()
@@ -76,8 +95,7 @@ func TestCommittedEventsArePublishedInOrderAndRolledBackOnesNever(t *testing.T) 
 	if extra := reader.Collect(500 * time.Millisecond); len(extra) != 0 {
 		t.Fatalf("unexpected extra events: %d", len(extra))
 	}
-	var pending int
-	_ = pool.QueryRow(context.Background(), `SELECT count(*) FROM outbox WHERE published_at IS NULL`).Scan(&pending)
+	pending := unpublished(t, pool)
 	if pending != 0 {
 		t.Fatalf("%d rows not marked published", pending)
 	}
@@ -85,30 +103,21 @@ func TestCommittedEventsArePublishedInOrderAndRolledBackOnesNever(t *testing.T) 
 
 func TestUnreachableBrokerDelaysButLosesNothing(t *testing.T) {
 	t.Parallel()
-	pool, _ := pgtest.NewDB(t, outbox.Migration())
-	bus := kafkatest.Config(t)
-	topic := bus.Topic("things")
-	if err := kafkabus.EnsureTopics(context.Background(), bus, topic); err != nil {
-		t.Fatal(err)
-	}
+	pool, bus, topic := setup(t)
 	dead := bus
 	dead.Brokers = []string{"127.0.0.1:1"}
 	w := kafkabus.NewWriter(dead)
 	w.MaxAttempts = 1
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = outbox.NewRelay(pool, w, logging.Discard()).Run(ctx); close(done) }()
+	stop := run(t, pool, w)
 	ids := write(t, pool, topic, "cus_2", 3, true)
 	time.Sleep(time.Second)
-	cancel()
-	<-done
-	var pending int
-	_ = pool.QueryRow(context.Background(), `SELECT count(*) FROM outbox WHERE published_at IS NULL`).Scan(&pending)
+	stop()
+	pending := unpublished(t, pool)
 	if pending != 3 {
 		t.Fatalf("rows marked published though the broker was unreachable: %d pending", pending)
 	}
 	reader := kafkatest.Follow(t, bus, topic)
-	run(t, pool, bus)
+	run(t, pool, kafkabus.NewWriter(bus))
 	for _, id := range ids {
 		if e := reader.WaitFor(func(event.Event) bool { return true }, 10*time.Second); e.ID != id {
 			t.Fatalf("got %s want %s", e.ID, id)
@@ -118,15 +127,10 @@ func TestUnreachableBrokerDelaysButLosesNothing(t *testing.T) {
 
 func TestOnlyOneRelayPublishes(t *testing.T) {
 	t.Parallel()
-	pool, _ := pgtest.NewDB(t, outbox.Migration())
-	bus := kafkatest.Config(t)
-	topic := bus.Topic("things")
-	if err := kafkabus.EnsureTopics(context.Background(), bus, topic); err != nil {
-		t.Fatal(err)
-	}
+	pool, bus, topic := setup(t)
 	reader := kafkatest.Follow(t, bus, topic)
-	run(t, pool, bus)
-	run(t, pool, bus)
+	run(t, pool, kafkabus.NewWriter(bus))
+	run(t, pool, kafkabus.NewWriter(bus))
 	var ids []string
 	for i := range 10 {
 		ids = append(ids, write(t, pool, topic, fmt.Sprintf("cus_%d", i%3), 10, true)...)

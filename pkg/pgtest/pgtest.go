@@ -25,7 +25,9 @@ func AdminURL() string {
 	if u := os.Getenv("KYC_TEST_POSTGRES_URL"); u != "" {
 		return u
 	}
-	return "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	// The local stack's credentials (deps.sh sets this password), so a
+	// plain `go test` in a package works as `make test` does.
+	return "postgres://postgres:postgres@127.0.0.1:5432/postgres?sslmode=disable"
 }
 
 // NewDB creates a database, applies sets and returns a pool and its URL.
