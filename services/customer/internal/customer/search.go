@@ -2,6 +2,7 @@ package customer
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 
 	"golang.org/x/text/runes"
@@ -9,12 +10,18 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-var folder = transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+// folders hands out accent-stripping transformers: a transform.Chain keeps
+// buffers between calls and must not be shared by concurrent requests.
+var folders = sync.Pool{New: func() any {
+	return transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+}}
 
 // Fold lower-cases s and strips accents, so that "adebisi" finds
 // "Adébísí" and search is case-insensitive in every script.
 func Fold(s string) string {
-	out, _, err := transform.String(folder, s)
+	t := folders.Get().(transform.Transformer)
+	out, _, err := transform.String(t, s)
+	folders.Put(t)
 	if err != nil {
 		out = s
 	}
