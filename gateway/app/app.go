@@ -92,10 +92,10 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		}
 		upstreams[name] = u
 	}
-	src := &keys.AuthBilling{BaseURL: cfg.AuthBillingURL, Signer: signer, HTTP: &http.Client{Timeout: 5 * time.Second}}
+	src := &keys.AuthBilling{BaseURL: cfg.AuthBillingURL, Signer: signer, HTTP: &http.Client{}}
 	resolver := keys.NewResolver(rdb, cfg.RedisPrefix, src, keys.Options{LocalTTL: cfg.KeyCacheTTL, SharedTTL: cfg.KeySharedTTL, NegativeTTL: 30 * time.Second}, log, meter)
 	limiter := quota.New(rdb, cfg.RedisPrefix, log, meter)
-	reporter := usage.New(limiter, writer, usageTopic, cfg.UsageInterval, log)
+	reporter := usage.New(writer, usageTopic, cfg.UsageInterval, log)
 	gw := edge.New(edge.Options{Upstreams: upstreams, MaxJSON: cfg.MaxJSONBody, MaxUpload: cfg.MaxUploadBody,
 		TrustedHops: cfg.TrustedHops, OpenAPI: api.OpenAPI, Timeout: cfg.UpstreamTimeout},
 		log, signer, resolver, limiter, idempotency.New(rdb, cfg.RedisPrefix, cfg.IdempotencyTTL, 2*cfg.UpstreamTimeout), reporter, meter)

@@ -20,6 +20,20 @@ const (
 	PrefixLive = "mk_live_"
 )
 
+// Event types auth-billing publishes on auth-events; the gateway applies
+// them to its caches. Key events carry a State, organization events the
+// organization's id, plan limits and version.
+const (
+	EventOrgCreated  = "organization.created"
+	EventPlanChanged = "organization.plan_changed"
+	EventKeyCreated  = "apikey.created"
+	EventKeyChanged  = "apikey.updated"
+)
+
+// ResolvePath is auth-billing's internal endpoint that resolves a key hash
+// to its State and organization (gateway principals only).
+const ResolvePath = "/internal/v1/keys/resolve"
+
 // Prefix returns the secret prefix of env.
 func Prefix(env principal.Env) string { return "mk_" + string(env) + "_" }
 

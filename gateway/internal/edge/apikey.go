@@ -8,7 +8,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,14 +20,20 @@ import (
 	"github.com/kycfield/kyc/pkg/principal"
 )
 
-var errInvalidKey = apperr.New(apperr.KindUnauthorized, apperr.CodeUnauthorized, "Missing or invalid API key")
+// The two 401s differ only in the RFC 6750 challenge.
+var (
+	errMissingKey = apperr.New(apperr.KindUnauthorized, apperr.CodeUnauthorized, "Missing or invalid API key").
+			WithHeader("WWW-Authenticate", `Bearer realm="kyc"`)
+	errBadKey = apperr.New(apperr.KindUnauthorized, apperr.CodeUnauthorized, "Missing or invalid API key").
+			WithHeader("WWW-Authenticate", `Bearer realm="kyc", error="invalid_token"`)
+)
 
 // apiKey runs the API-key pipeline for one request.
 func (g *Gateway) apiKey(w http.ResponseWriter, r *http.Request, rt routes.Route) {
 	ctx := r.Context()
 	secret, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok || secret == "" {
-		g.fail(w, r, errInvalidKey.WithHeader("WWW-Authenticate", `Bearer realm="kyc"`))
+		g.fail(w, r, errMissingKey)
 		return
 	}
 	id, err := g.resolver.Resolve(ctx, strings.TrimSpace(secret))
@@ -37,7 +42,7 @@ func (g *Gateway) apiKey(w http.ResponseWriter, r *http.Request, rt routes.Route
 		g.fail(w, r, apperr.Unavailable("Authentication", err))
 		return
 	case err != nil:
-		g.fail(w, r, errInvalidKey.WithHeader("WWW-Authenticate", `Bearer realm="kyc", error="invalid_token"`))
+		g.fail(w, r, errBadKey)
 		return
 	}
 	d := g.limiter.Take(ctx, id.Org.ID, id.Org.Plan.DailyRequests)
@@ -48,8 +53,10 @@ func (g *Gateway) apiKey(w http.ResponseWriter, r *http.Request, rt routes.Route
 			fmt.Sprintf("Daily request quota of %d exceeded; it resets at 00:00 UTC", d.Limit)).WithHeader("Retry-After", secs))
 		return
 	}
-	g.usage.Seen(id.Org.ID, id.Key.ID, time.Now())
-	if rt.Scope != "" && !slices.Contains(id.Key.Scopes, rt.Scope) {
+	g.usage.Seen(id.Org.ID, id.Key.ID, d.Count, time.Now())
+	st := &state{p: principal.Principal{Kind: principal.KindAPIKey, OrgID: id.Org.ID, Env: id.Key.Env, KeyID: id.Key.ID,
+		Scopes: id.Key.Scopes, Plan: id.Org.Plan.ID, RecordLimit: id.Org.Plan.TestRecordLimit, ClientIP: g.clientIP(r)}}
+	if rt.Scope != "" && !st.p.HasScope(rt.Scope) {
 		g.fail(w, r, apperr.New(apperr.KindForbidden, apperr.CodeInsufficientScope,
 			"This API key lacks the "+rt.Scope+" scope required by this endpoint"))
 		return
@@ -59,13 +66,12 @@ func (g *Gateway) apiKey(w http.ResponseWriter, r *http.Request, rt routes.Route
 			"Live (production) access requires the Growth or Enterprise plan; upgrade from the dashboard"))
 		return
 	}
-	if !g.limitBody(w, r, rt) {
+	body, ok := g.limitBody(w, r, rt)
+	if !ok {
 		return
 	}
-	st := &state{p: principal.Principal{Kind: principal.KindAPIKey, OrgID: id.Org.ID, Env: id.Key.Env, KeyID: id.Key.ID,
-		Scopes: id.Key.Scopes, Plan: id.Org.Plan.ID, RecordLimit: id.Org.Plan.TestRecordLimit, ClientIP: g.clientIP(r)}}
 	if r.Method == http.MethodPost && r.Header.Get(idempotency.Header) != "" {
-		if !g.beginIdempotent(w, r, st) {
+		if !g.beginIdempotent(w, r, st, body) {
 			return
 		}
 	}
@@ -87,52 +93,51 @@ func setRateHeaders(w http.ResponseWriter, d quota.Decision) {
 }
 
 // limitBody enforces the route's body size, buffering JSON bodies (they
-// are small, and idempotency needs them) and streaming uploads.
-func (g *Gateway) limitBody(w http.ResponseWriter, r *http.Request, rt routes.Route) bool {
+// are small, and idempotency needs them) and streaming uploads. It returns
+// the buffered body (nil when streamed) and false when it has answered.
+func (g *Gateway) limitBody(w http.ResponseWriter, r *http.Request, rt routes.Route) ([]byte, bool) {
 	if rt.Body == routes.BodyNone {
-		return true
+		return nil, true
 	}
-	max := g.opt.MaxJSON
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	upload := rt.Body == routes.BodyUpload && mt == "multipart/form-data"
-	if upload {
-		max = g.opt.MaxUpload
+	max, tooLarge := g.opt.MaxJSON, g.jsonTooLarge
+	upload := false
+	if rt.Body == routes.BodyUpload {
+		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if upload = mt == "multipart/form-data"; upload {
+			max, tooLarge = g.opt.MaxUpload, g.uploadTooLarge
+		}
 	}
-	tooLarge := apperr.New(apperr.KindTooLarge, apperr.CodePayloadTooLarge, fmt.Sprintf("Request body exceeds the limit of %d bytes", max))
 	if r.ContentLength > max {
 		g.fail(w, r, tooLarge)
-		return false
+		return nil, false
 	}
 	if upload && r.Header.Get(idempotency.Header) == "" {
 		r.Body = http.MaxBytesReader(w, r.Body, max)
-		return true
+		return nil, true
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, max+1))
 	if err != nil {
 		g.fail(w, r, apperr.New(apperr.KindInvalid, apperr.CodeInvalidJSON, "Request body could not be read"))
-		return false
+		return nil, false
 	}
 	if int64(len(body)) > max {
 		g.fail(w, r, tooLarge)
-		return false
+		return nil, false
 	}
 	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-	r.Header.Set("Content-Length", strconv.Itoa(len(body)))
 	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	return true
+	return body, true
 }
 
 // beginIdempotent claims the request's key or answers from what is
 // stored. It returns true when the request should run.
-func (g *Gateway) beginIdempotent(w http.ResponseWriter, r *http.Request, st *state) bool {
+func (g *Gateway) beginIdempotent(w http.ResponseWriter, r *http.Request, st *state, body []byte) bool {
 	k := r.Header.Get(idempotency.Header)
 	if !idempotency.ValidKey(k) {
 		g.fail(w, r, apperr.Validation(apperr.Detail{Field: idempotency.Header, Message: "must be 1-255 visible ASCII characters"}))
 		return false
 	}
-	body, _ := r.GetBody()
-	raw, _ := io.ReadAll(body)
-	fp := idempotency.Fingerprint(r.Method, r.URL.Path, raw)
+	fp := idempotency.Fingerprint(r.Method, r.URL.Path, body)
 	scope := st.p.OrgID + ":" + string(st.p.Env)
 	outcome, stored, err := g.idem.Begin(r.Context(), scope, k, fp)
 	switch {

@@ -6,6 +6,7 @@
 package edge
 
 import (
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -58,13 +59,16 @@ type Gateway struct {
 	usage    *usage.Reporter
 	proxies  map[string]*httputil.ReverseProxy
 	buffers  *bufferPool
-	requests metric.Int64Counter
+	// 413 answers, built once: the limits are fixed at start-up.
+	jsonTooLarge, uploadTooLarge error
+	requests                     metric.Int64Counter
 }
 
 // New builds the gateway.
 func New(opt Options, log *slog.Logger, signer *principal.Signer, r *keys.Resolver, l *quota.Limiter,
 	idem *idempotency.Store, u *usage.Reporter, meter metric.Meter) *Gateway {
 	g := &Gateway{opt: opt, log: log, signer: signer, resolver: r, limiter: l, idem: idem, usage: u, proxies: map[string]*httputil.ReverseProxy{}, buffers: &bufferPool{}}
+	g.jsonTooLarge, g.uploadTooLarge = tooLarge(opt.MaxJSON), tooLarge(opt.MaxUpload)
 	g.requests, _ = meter.Int64Counter("kyc_gateway_requests_total", metric.WithDescription("Requests by route and status"))
 	tr := &http.Transport{
 		Proxy:                 nil,
@@ -103,7 +107,7 @@ func (g *Gateway) route(rt routes.Route) http.Handler {
 		})
 	case routes.AuthDashboard:
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !g.limitBody(w, r, rt) {
+			if _, ok := g.limitBody(w, r, rt); !ok {
 				return
 			}
 			g.forward(w, r, rt, &state{p: principal.Principal{Kind: principal.KindEdge, ClientIP: g.clientIP(r)}})
@@ -170,4 +174,8 @@ func (g *Gateway) clientIP(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+func tooLarge(limit int64) error {
+	return apperr.New(apperr.KindTooLarge, apperr.CodePayloadTooLarge, fmt.Sprintf("Request body exceeds the limit of %d bytes", limit))
 }

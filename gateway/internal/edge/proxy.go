@@ -62,7 +62,7 @@ func (g *Gateway) newProxy(name string, target *url.URL, tr http.RoundTripper) *
 			if st.p.Kind != principal.KindEdge {
 				pr.Out.Header.Del("Cookie")
 			}
-			pr.Out.Header.Set(requestid.Header, requestid.From(pr.In.Context()))
+			// X-Request-Id is already on the request (requestid.Middleware).
 			pr.Out.Header.Set(principal.Header, g.signer.Sign(st.p, pr.Out.Method, pr.Out.URL.EscapedPath()))
 		},
 		ModifyResponse: func(resp *http.Response) error {
@@ -117,13 +117,20 @@ func (g *Gateway) newProxy(name string, target *url.URL, tr http.RoundTripper) *
 	}
 }
 
-// count records the route and final status of each request.
+// count records the route and final status of each request. A route sees
+// a handful of statuses, so each (route, status) attribute set is built
+// once and reused rather than on every request.
 func (g *Gateway) count(rt routes.Route, next http.Handler) http.Handler {
-	attrs := []attribute.KeyValue{attribute.String("route", rt.Method+" "+rt.Pattern)}
+	route := attribute.String("route", rt.Method+" "+rt.Pattern)
+	var sets sync.Map // status -> metric.AddOption
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)
-		g.requests.Add(r.Context(), 1, metric.WithAttributes(append(attrs, attribute.Int("status", sw.status))...))
+		opt, ok := sets.Load(sw.status)
+		if !ok {
+			opt, _ = sets.LoadOrStore(sw.status, metric.WithAttributeSet(attribute.NewSet(route, attribute.Int("status", sw.status))))
+		}
+		g.requests.Add(r.Context(), 1, opt.(metric.AddOption))
 	})
 }
 

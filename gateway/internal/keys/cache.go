@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -87,8 +86,6 @@ func (l *local) sweep(now time.Time) {
 type shared struct {
 	rdb    redis.UniversalClient
 	prefix string
-	ttl    time.Duration
-	log    *slog.Logger
 }
 
 var putNewer = redis.NewScript(`

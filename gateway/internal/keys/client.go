@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/kycfield/kyc/pkg/apikey"
 	"github.com/kycfield/kyc/pkg/principal"
 )
 
@@ -15,22 +16,24 @@ import (
 type AuthBilling struct {
 	BaseURL string
 	Signer  *principal.Signer
-	HTTP    *http.Client
+	HTTP    *http.Client // Resolve bounds each call itself (resolveTimeout)
 }
 
-const resolvePath = "/internal/v1/keys/resolve"
+// resolveTimeout bounds one lookup: a request waiting on it is a request
+// waiting to be authenticated.
+const resolveTimeout = 3 * time.Second
 
 // Resolve implements Source.
 func (a *AuthBilling) Resolve(ctx context.Context, hash string) (KeyState, OrgState, error) {
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
 	defer cancel()
 	body, _ := json.Marshal(map[string]string{"hash": hash})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.BaseURL+resolvePath, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.BaseURL+apikey.ResolvePath, bytes.NewReader(body))
 	if err != nil {
 		return KeyState{}, OrgState{}, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(principal.Header, a.Signer.Sign(principal.Principal{Kind: principal.KindGateway}, http.MethodPost, resolvePath))
+	req.Header.Set(principal.Header, a.Signer.Sign(principal.Principal{Kind: principal.KindGateway}, http.MethodPost, apikey.ResolvePath))
 	resp, err := a.HTTP.Do(req)
 	if err != nil {
 		return KeyState{}, OrgState{}, err

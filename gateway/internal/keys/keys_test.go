@@ -98,7 +98,7 @@ func TestNewerStateWinsOverStaleFills(t *testing.T) {
 	other.Apply(ctx, event.Event{Type: "organization.plan_changed", Data: data})
 	other.local.putOrg(src.org, time.Now()) // stale local write is ignored too
 	_, o, found := other.local.get(src.key.Hash, time.Now())
-	if found && o.Plan.ID != "developer" {
+	if !found || o.Plan.ID != "developer" {
 		t.Fatalf("local org: %+v", o)
 	}
 }

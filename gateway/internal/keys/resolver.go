@@ -38,7 +38,7 @@ func NewResolver(rdb redis.UniversalClient, prefix string, src Source, opt Optio
 	c, _ := meter.Int64Counter("kyc_gateway_key_lookups_total", metric.WithDescription("API key lookups by cache layer"))
 	return &Resolver{
 		local:  newLocal(opt.LocalTTL),
-		shared: &shared{rdb: rdb, prefix: prefix, ttl: opt.SharedTTL, log: log},
+		shared: &shared{rdb: rdb, prefix: prefix},
 		src:    src, opt: opt, log: log, now: time.Now, lookup: c,
 	}
 }
@@ -73,13 +73,13 @@ func (r *Resolver) Resolve(ctx context.Context, secret string) (Identity, error)
 			k = KeyState{Hash: hash, Missing: true}
 			r.store(ctx, k, OrgState{})
 		case err != nil:
-			r.lookup.Add(ctx, 1, metric.WithAttributes(attribute.String("layer", "error")))
+			r.lookup.Add(ctx, 1, lookupLayer["error"])
 			return Identity{}, ErrUnavailable
 		default:
 			r.store(ctx, k, o)
 		}
 	}
-	r.lookup.Add(ctx, 1, metric.WithAttributes(attribute.String("layer", layer)))
+	r.lookup.Add(ctx, 1, lookupLayer[layer])
 	if !k.Usable(now) || k.Env != env {
 		return Identity{}, ErrInvalid
 	}
@@ -96,6 +96,16 @@ func (r *Resolver) remember(k KeyState, o OrgState, now time.Time) {
 	r.local.putKey(k, now, ttl)
 }
 
+// lookupLayer holds the metric attribute set of each lookup outcome, built
+// once instead of on every request.
+var lookupLayer = func() map[string]metric.AddOption {
+	m := map[string]metric.AddOption{}
+	for _, l := range []string{"local", "redis", "source", "error"} {
+		m[l] = metric.WithAttributeSet(attribute.NewSet(attribute.String("layer", l)))
+	}
+	return m
+}()
+
 // store writes a state fetched from the source to both caches.
 func (r *Resolver) store(ctx context.Context, k KeyState, o OrgState) {
 	r.remember(k, o, r.now())
@@ -103,15 +113,18 @@ func (r *Resolver) store(ctx context.Context, k KeyState, o OrgState) {
 	if k.Missing {
 		ttl = r.opt.NegativeTTL
 	}
-	if err := r.shared.put(ctx, r.shared.keyKey(k.Hash), k.Version, k, ttl); err != nil {
-		r.log.WarnContext(ctx, "redis key cache write failed", "err", err)
-		return
+	if r.share(ctx, r.shared.keyKey(k.Hash), k.Version, k, ttl) && !k.Missing {
+		r.share(ctx, r.shared.orgKey(o.ID), o.Version, o, r.opt.SharedTTL)
 	}
-	if !k.Missing {
-		if err := r.shared.put(ctx, r.shared.orgKey(o.ID), o.Version, o, r.opt.SharedTTL); err != nil {
-			r.log.WarnContext(ctx, "redis org cache write failed", "err", err)
-		}
+}
+
+// share writes one entry to Redis; a failure only costs a later miss.
+func (r *Resolver) share(ctx context.Context, key string, version int64, v any, ttl time.Duration) bool {
+	if err := r.shared.put(ctx, key, version, v, ttl); err != nil {
+		r.log.WarnContext(ctx, "redis key cache write failed", "key", key, "err", err)
+		return false
 	}
+	return true
 }
 
 // Apply updates both caches from an auth-billing event, so that a
@@ -119,23 +132,19 @@ func (r *Resolver) store(ctx context.Context, k KeyState, o OrgState) {
 func (r *Resolver) Apply(ctx context.Context, e event.Event) {
 	now := r.now()
 	switch e.Type {
-	case "apikey.created", "apikey.updated":
+	case apikey.EventKeyCreated, apikey.EventKeyChanged:
 		var k KeyState
 		if json.Unmarshal(e.Data, &k) != nil || k.Hash == "" {
 			return
 		}
 		r.local.putKey(k, now, r.opt.LocalTTL)
-		if err := r.shared.put(ctx, r.shared.keyKey(k.Hash), k.Version, k, r.opt.SharedTTL); err != nil {
-			r.log.WarnContext(ctx, "redis key cache update failed", "err", err)
-		}
-	case "organization.created", "organization.plan_changed":
+		r.share(ctx, r.shared.keyKey(k.Hash), k.Version, k, r.opt.SharedTTL)
+	case apikey.EventOrgCreated, apikey.EventPlanChanged:
 		var o OrgState
 		if json.Unmarshal(e.Data, &o) != nil || o.ID == "" {
 			return
 		}
 		r.local.putOrg(o, now)
-		if err := r.shared.put(ctx, r.shared.orgKey(o.ID), o.Version, o, r.opt.SharedTTL); err != nil {
-			r.log.WarnContext(ctx, "redis org cache update failed", "err", err)
-		}
+		r.share(ctx, r.shared.orgKey(o.ID), o.Version, o, r.opt.SharedTTL)
 	}
 }

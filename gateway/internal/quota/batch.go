@@ -15,7 +15,7 @@ import (
 const (
 	maxBatch     = 256
 	batchTimeout = time.Second
-	counterTTL   = 2 * 24 * 3600 // seconds; the usage reporter reads yesterday's counter
+	counterTTL   = 2 * 24 * 3600 // seconds: a day's counter is dropped the day after
 )
 
 // call is one request waiting for its count.

@@ -1,7 +1,7 @@
 // Package usage reports what the gateway counted to auth-billing: every
 // few seconds, for each organization seen, the day's absolute request
-// count (read from the quota counter) and when each of its keys was last
-// used. Counts are absolute and only ever raise the stored value, so a lost
+// count (the highest the quota counter returned to this instance) and when
+// each of its keys was last used. Counts are absolute and only ever raise the stored value, so a lost
 // or repeated report does no harm and no outbox is needed.
 package usage
 
@@ -17,24 +17,18 @@ import (
 	"github.com/kycfield/kyc/pkg/event"
 )
 
-// Counter reads an organization's counted requests of a day.
-type Counter interface {
-	Count(ctx context.Context, orgID string, day time.Time) (int64, error)
-}
-
 // Publisher is the part of kafka.Writer used.
 type Publisher interface {
 	WriteMessages(ctx context.Context, msgs ...kafka.Message) error
 }
 
 type seen struct {
-	days map[string]time.Time // yyyy-mm-dd -> a time in that day
+	days map[string]int64 // yyyy-mm-dd -> the highest count seen that day
 	keys map[string]time.Time
 }
 
 // Reporter collects what was seen and publishes it periodically.
 type Reporter struct {
-	counter  Counter
 	pub      Publisher
 	topic    string
 	interval time.Duration
@@ -44,20 +38,21 @@ type Reporter struct {
 }
 
 // New returns a Reporter publishing to topic (full name).
-func New(c Counter, pub Publisher, topic string, interval time.Duration, log *slog.Logger) *Reporter {
-	return &Reporter{counter: c, pub: pub, topic: topic, interval: interval, log: log, orgs: map[string]*seen{}}
+func New(pub Publisher, topic string, interval time.Duration, log *slog.Logger) *Reporter {
+	return &Reporter{pub: pub, topic: topic, interval: interval, log: log, orgs: map[string]*seen{}}
 }
 
-// Seen records one authenticated request.
-func (r *Reporter) Seen(orgID, keyID string, at time.Time) {
+// Seen records one authenticated request and the day's count the quota
+// returned for it (counts are global, so the highest one is the total).
+func (r *Reporter) Seen(orgID, keyID string, count int64, at time.Time) {
 	day := at.UTC().Format(time.DateOnly)
 	r.mu.Lock()
 	s := r.orgs[orgID]
 	if s == nil {
-		s = &seen{days: map[string]time.Time{}, keys: map[string]time.Time{}}
+		s = &seen{days: map[string]int64{}, keys: map[string]time.Time{}}
 		r.orgs[orgID] = s
 	}
-	s.days[day] = at
+	s.days[day] = max(s.days[day], count)
 	s.keys[keyID] = at
 	r.mu.Unlock()
 }
@@ -88,12 +83,7 @@ func (r *Reporter) Flush(ctx context.Context) {
 	r.mu.Unlock()
 	var msgs []kafka.Message
 	for org, s := range orgs {
-		for day, at := range s.days {
-			n, err := r.counter.Count(ctx, org, at)
-			if err != nil {
-				r.log.WarnContext(ctx, "usage count unavailable", "err", err)
-				n = 0 // keys' last use is still worth reporting
-			}
+		for day, n := range s.days {
 			keys := map[string]time.Time{}
 			for id, t := range s.keys {
 				if t.UTC().Format(time.DateOnly) == day {

@@ -13,12 +13,12 @@ import (
 	"github.com/kycfield/kyc/pkg/principal"
 )
 
-// Event types published on the auth topic.
+// Event types published on the auth topic (the gateway's contract).
 const (
-	EventOrgCreated  = "organization.created"
-	EventPlanChanged = "organization.plan_changed"
-	EventKeyCreated  = "apikey.created"
-	EventKeyChanged  = "apikey.updated"
+	EventOrgCreated  = apikey.EventOrgCreated
+	EventPlanChanged = apikey.EventPlanChanged
+	EventKeyCreated  = apikey.EventKeyCreated
+	EventKeyChanged  = apikey.EventKeyChanged
 )
 
 // Service holds the use cases of organizations and keys.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/hex"
+	"github.com/kycfield/kyc/pkg/apikey"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -44,7 +45,7 @@ func Register(mux *http.ServeMux, e Endpoints, adminToken string, protect Protec
 		return usageRequest{OrgID: r.PathValue("id"), Month: r.URL.Query().Get("month")}, nil
 	})))
 
-	mux.Handle("POST /internal/v1/keys/resolve", protect(s(e.Resolve, decodeResolve), principal.KindGateway))
+	mux.Handle("POST "+apikey.ResolvePath, protect(s(e.Resolve, decodeResolve), principal.KindGateway))
 
 	mux.Handle("GET /api/v1/billing/usage", protect(s(e.Usage, func(ctx context.Context, r *http.Request) (any, error) {
 		p, _ := principal.From(ctx)
