@@ -38,13 +38,8 @@ deps: ## make sure Postgres, Redis, Kafka (devkafka) and MinIO are running
 build: ## build all service binaries, kycctl and devkafka into bin/
 	@deploy/local/build.sh
 
-# Test settings: the harnesses (e2e/harness, pkg/*test) read KYC_TEST_*.
-test: export KYC_TEST_POSTGRES_URL := postgres://postgres:postgres@127.0.0.1:5432/postgres?sslmode=disable
-test: export KYC_TEST_REDIS_URL := redis://127.0.0.1:6379/0
-test: export KYC_TEST_KAFKA_BROKERS := 127.0.0.1:9092
-test: export KYC_TEST_MINIO_ENDPOINT := 127.0.0.1:9000
-test: export KYC_TEST_MINIO_ACCESS_KEY := kycminio
-test: export KYC_TEST_MINIO_SECRET_KEY := kycminio-secret
+# Tests reach the local stack by default; KYC_TEST_* (read by pkg/*test and
+# e2e/harness) point them elsewhere.
 test: ## start deps, lint, then run every module's tests (what CI runs)
 	@# Tests run even when lint fails, so one CI run reports both.
 	@start=$$SECONDS; \

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -291,7 +292,7 @@ func TestListPaginationFilterAndSearch(t *testing.T) {
 		"nobody-like-this": {},
 	}
 	for term, want := range searches {
-		got := list("?search=" + urlQuery(term))
+		got := list("?search=" + url.QueryEscape(term))
 		var gotIDs []string
 		for _, c := range got.Customers {
 			gotIDs = append(gotIDs, c.ID)
@@ -312,11 +313,6 @@ func TestListPaginationFilterAndSearch(t *testing.T) {
 			t.Errorf("%s: %d %s", q, r.Status, r.Body)
 		}
 	}
-}
-
-func urlQuery(s string) string {
-	r := strings.NewReplacer(" ", "%20", "+", "%2B", "@", "%40")
-	return r.Replace(s)
 }
 
 func TestUpdate(t *testing.T) {

@@ -56,9 +56,14 @@ func TestDailyQuotaIsExactUnderConcurrency(t *testing.T) {
 		t.Fatalf("429: Retry-After %d (midnight in %.0fs) %s", retry, toMidnight, limited.Body)
 	}
 	// Both environments count against the organization's one quota.
-	_, live := P.NewKey(t, P.NewOrg(t, "developer"), "test")
-	if r := P.Do(t, reqList(P.GatewayURL, live)); r.Header.Get("RateLimit-Remaining") != "99" {
-		t.Fatalf("fresh org remaining: %v", r.Header.Get("RateLimit-Remaining"))
+	growthOrg := P.NewOrg(t, "growth")
+	_, sandbox := P.NewKey(t, growthOrg, "test")
+	_, live := P.NewKey(t, growthOrg, "live")
+	if r := P.Do(t, reqList(P.GatewayURL, sandbox)); r.Header.Get("RateLimit-Remaining") != "9999" {
+		t.Fatalf("sandbox request: remaining %v", r.Header.Get("RateLimit-Remaining"))
+	}
+	if r := P.Do(t, reqList(P.GatewayURL, live)); r.Header.Get("RateLimit-Remaining") != "9998" {
+		t.Fatalf("live request after a sandbox one: remaining %v", r.Header.Get("RateLimit-Remaining"))
 	}
 }
 

@@ -23,10 +23,11 @@ type Result struct {
 
 func (r Result) String() string {
 	return fmt.Sprintf("%-10s %8.0f req/s  p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  (%d requests, %d errors)",
-		r.Name, r.RPS, ms(r.P50), ms(r.P99), ms(r.Max), r.Requests, r.Errors)
+		r.Name, r.RPS, MS(r.P50), MS(r.P99), MS(r.Max), r.Requests, r.Errors)
 }
 
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+// MS is d in milliseconds, as the tables print them.
+func MS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // NewRequest builds the request of one call.
 type NewRequest func() *http.Request

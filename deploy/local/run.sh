@@ -68,7 +68,6 @@ trap 'exit 129' HUP
 
 # 1. Postgres, Redis, Kafka, MinIO.
 KYC_DEPS_STARTED_OUT="$deps_out" "$ROOT/deploy/local/deps.sh"
-mapfile -t deps_started <"$deps_out"
 
 # 2. Build every binary into bin/ (incremental: seconds when nothing changed).
 log "building services..."

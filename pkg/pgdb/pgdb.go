@@ -54,7 +54,8 @@ type Migration struct {
 	Files        fs.FS
 }
 
-// Migrate applies every set in order on a dedicated connection.
+// Migrate applies every set in order on a dedicated connection; a set
+// without files (the zero Migration) is skipped.
 func Migrate(ctx context.Context, url string, sets ...Migration) error {
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
@@ -62,6 +63,9 @@ func Migrate(ctx context.Context, url string, sets ...Migration) error {
 	}
 	defer conn.Close(context.Background())
 	for _, s := range sets {
+		if s.Files == nil {
+			continue // a service without tables of its own
+		}
 		m, err := migrate.NewMigrator(ctx, conn, s.VersionTable)
 		if err != nil {
 			return fmt.Errorf("pgdb: migrator %s: %w", s.VersionTable, err)

@@ -78,11 +78,7 @@ func Boot(ctx context.Context, log *slog.Logger, o Options) (*Base, error) {
 	}
 	mctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	sets := []pgdb.Migration{outbox.Migration(), inbox.Migration()}
-	if o.Migrations.Files != nil {
-		sets = append([]pgdb.Migration{o.Migrations}, sets...)
-	}
-	if err := pgdb.Migrate(mctx, o.DatabaseURL, sets...); err != nil {
+	if err := pgdb.Migrate(mctx, o.DatabaseURL, o.Migrations, outbox.Migration(), inbox.Migration()); err != nil {
 		return nil, err
 	}
 	if b.DB, err = pgdb.Open(ctx, o.DatabaseURL, o.MaxConns); err != nil {

@@ -34,7 +34,6 @@ func main() {
 	rate := flag.Int("rate", 300, "requests per second of the paced latency runs")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the gateway runs to this file")
 	flag.Parse()
-	testing.Init()
 	ctx := context.Background()
 	p, err := harness.Start(ctx)
 	if err != nil {
@@ -98,8 +97,8 @@ func main() {
 		for _, tg := range targets {
 			lat := load.Paced(ctx, tg.name, client, *rate, *dur/2, http.StatusOK, tg.req)
 			fmt.Printf("  paced %d/s: %s\n", *rate, lat)
-			lp50[tg.name] = append(lp50[tg.name], float64(lat.P50.Microseconds())/1000)
-			lp99[tg.name] = append(lp99[tg.name], float64(lat.P99.Microseconds())/1000)
+			lp50[tg.name] = append(lp50[tg.name], load.MS(lat.P50))
+			lp99[tg.name] = append(lp99[tg.name], load.MS(lat.P99))
 			if prof != nil && tg.name == "gateway" && i == 0 {
 				_ = pprof.StartCPUProfile(prof)
 			}
@@ -112,8 +111,8 @@ func main() {
 				fmt.Fprintf(os.Stderr, "%s: %d errors\n", tg.name, res.Errors)
 			}
 			rps[tg.name] = append(rps[tg.name], res.RPS)
-			p50[tg.name] = append(p50[tg.name], float64(res.P50.Microseconds())/1000)
-			p99[tg.name] = append(p99[tg.name], float64(res.P99.Microseconds())/1000)
+			p50[tg.name] = append(p50[tg.name], load.MS(res.P50))
+			p99[tg.name] = append(p99[tg.name], load.MS(res.P99))
 		}
 	}
 	fmt.Printf("\nmedians over %d rounds: saturation with %d connections for %s; latency paced at %d req/s for %s\n", *rounds, *conns, *dur, *rate, *dur/2)

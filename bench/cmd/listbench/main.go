@@ -168,11 +168,9 @@ func main() {
 			}
 		}
 		r := load.Summarise(k.name, lat, 0, time.Second)
-		fmt.Printf("| %s `%s` | %.2f | %.2f | %.2f | %s |\n", k.name, k.query[:min(len(k.query), 60)], ms(r.P50), ms(r.P99), ms(r.Max), total)
+		fmt.Printf("| %s `%s` | %.2f | %.2f | %.2f | %s |\n", k.name, k.query[:min(len(k.query), 60)], load.MS(r.P50), load.MS(r.P99), load.MS(r.Max), total)
 	}
 }
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // seed fills the organization up to rows customers with COPY.
 func seed(ctx context.Context, dbURL string, rows int) error {
