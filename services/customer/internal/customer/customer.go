@@ -143,8 +143,3 @@ func OverallStatus(addrs []Address) string {
 
 // IsFinal reports whether a customer status is an end state.
 func IsFinal(status string) bool { return status == StatusVerified || status == StatusRejected }
-
-// IsFinalAddress reports whether an address status is an end state.
-func IsFinalAddress(status string) bool {
-	return status == AddressVerified || status == AddressRejected || status == AddressCancelled
-}

@@ -3,14 +3,12 @@ package customer
 import (
 	"context"
 	"encoding/base64"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/ids"
 )
 
@@ -92,12 +90,13 @@ type RawListQuery struct {
 func ParseListQuery(who Caller, raw RawListQuery) (ListQuery, error) {
 	q := ListQuery{OrgID: who.OrgID, Env: who.Env, Page: 1, Limit: DefaultLimit}
 	var ck checker
+	// intParam parses an integer in [min, max]; max 0 means no upper bound.
 	intParam := func(name string, v *string, min, max int, dst *int) {
 		if v == nil {
 			return
 		}
 		n, err := strconv.Atoi(strings.TrimSpace(*v))
-		if err != nil || n < min || n > max {
+		if err != nil || n < min || (max > 0 && n > max) {
 			if max == 0 {
 				ck.fail(name, "must be an integer of at least %d", min)
 			} else {
@@ -108,14 +107,7 @@ func ParseListQuery(who Caller, raw RawListQuery) (ListQuery, error) {
 		*dst = n
 	}
 	intParam("limit", raw.Limit, 1, MaxLimit, &q.Limit)
-	if raw.Page != nil {
-		n, err := strconv.Atoi(strings.TrimSpace(*raw.Page))
-		if err != nil || n < 1 {
-			ck.fail("page", "must be an integer of at least 1")
-		} else {
-			q.Page = n
-		}
-	}
+	intParam("page", raw.Page, 1, 0, &q.Page)
 	if raw.Status != nil && *raw.Status != "" {
 		s := strings.ToUpper(strings.TrimSpace(*raw.Status))
 		if !slices.Contains(CustomerStatuses, s) {
@@ -149,12 +141,5 @@ func ParseListQuery(who Caller, raw RawListQuery) (ListQuery, error) {
 
 // List returns a page of the caller's live customers, newest first.
 func (s *Service) List(ctx context.Context, q ListQuery) (Page, error) {
-	p, err := s.store.List(ctx, q)
-	if err != nil {
-		if _, ok := apperr.As(err); ok {
-			return Page{}, err
-		}
-		return Page{}, apperr.Internal(fmt.Errorf("list customers: %w", err))
-	}
-	return p, nil
+	return s.store.List(ctx, q)
 }

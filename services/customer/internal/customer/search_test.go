@@ -9,10 +9,10 @@ import (
 // answer (a shared transformer mixes their buffers up).
 func TestFoldIsSafeConcurrently(t *testing.T) {
 	cases := map[string]string{
-		"Adé-Bísí":          "ade-bisi",
-		"NGOZI Okafor":      "ngozi okafor",
+		"Adé-Bísí":            "ade-bisi",
+		"NGOZI Okafor":        "ngozi okafor",
 		"Chiamaka Ọ̀kọ́nkwọ́": "chiamaka okonkwo",
-		"Émeka Nwosu":       "emeka nwosu",
+		"Émeka Nwosu":         "emeka nwosu",
 	}
 	var wg sync.WaitGroup
 	for range 8 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/ids"
+	"github.com/kycfield/kyc/pkg/principal"
 )
 
 // Caller is who acts, as established by the gateway.
@@ -55,7 +56,7 @@ type Tx interface {
 	// (and changes nothing) when limit > 0 and the limit is reached.
 	CountCreated(ctx context.Context, orgID, env, status string, limit int) (bool, error)
 	CountDeleted(ctx context.Context, orgID, env, status string) error
-	CountMoved(ctx context.Context, orgID, env, from, to string) error
+	CountMoved(ctx context.Context, orgID, env, from, to string) error // from != to
 
 	Insert(ctx context.Context, c Customer) error
 	// Get returns a customer; deleted ones only when withDeleted.
@@ -130,7 +131,7 @@ func (s *Service) Create(ctx context.Context, who Caller, in CreateInput) (Custo
 			}
 		}
 		limit := 0
-		if who.Env == "test" {
+		if who.Env == string(principal.EnvTest) {
 			limit = who.RecordLimit
 		}
 		ok, err := tx.CountCreated(ctx, c.OrgID, c.Env, c.Status, limit)
@@ -198,18 +199,15 @@ func (s *Service) Get(ctx context.Context, who Caller, id string) (Customer, err
 // touched. Changing phone, email or loanId to a value another live
 // customer holds is refused.
 func (s *Service) Update(ctx context.Context, who Caller, id string, in Fields) (Customer, error) {
-	var probe checker
-	scratch := Customer{FirstName: "Xx", LastName: "Xx", Phone: "+2348000000000"}
-	personal(&probe, &scratch, in, false)
-	if err := probe.err(); err != nil {
+	// Validate before the lookup, so a bad body is a 400 whatever the id.
+	// Validation depends on the input only, so applying it below cannot fail.
+	var ck checker
+	personal(&ck, &Customer{}, in, false)
+	if err := ck.err(); err != nil {
 		return Customer{}, err
 	}
 	return s.change(ctx, who, id, func(tx Tx, c *Customer) error {
-		var ck checker
-		changed := personal(&ck, c, in, false)
-		if err := ck.err(); err != nil {
-			return err
-		}
+		changed := personal(&checker{}, c, in, false)
 		if len(changed) == 0 {
 			return nil
 		}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/principal"
 )
 
 // Field is an input value that may be absent, explicitly null, or set.
@@ -303,7 +304,7 @@ func checkDocument(ck *checker, in DocumentInput, path, env string) Document {
 		}
 	}
 	if in.FileURL.Has() {
-		if msg := CheckPublicURL(in.FileURL.V, env == "test"); msg != "" {
+		if msg := CheckPublicURL(in.FileURL.V, env == string(principal.EnvTest)); msg != "" {
 			ck.fail(path+"fileUrl", "%s", msg)
 		} else {
 			d.FileURL = in.FileURL.V
@@ -351,14 +352,15 @@ func CheckPublicURL(raw string, allowHTTP bool) string {
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") || strings.HasSuffix(host, ".internal") || strings.HasSuffix(host, ".local") {
 		return "must point to a public host"
 	}
-	if ip := net.ParseIP(host); ip != nil && !IsPublicIP(ip) {
-		return "must point to a public host"
+	if ip := net.ParseIP(host); ip != nil {
+		if !IsPublicIP(ip) {
+			return "must point to a public host"
+		}
+		return ""
 	}
-	if net.ParseIP(host) == nil && numericHost(host) {
-		// 0x7f.1, 0177.0.0.1 and friends: IP addresses some resolvers accept.
-		return "must point to a public host"
-	}
-	if !strings.Contains(host, ".") && net.ParseIP(host) == nil {
+	// 0x7f.1, 0177.0.0.1 and friends are IP addresses some resolvers
+	// accept; a dotless name resolves only inside some network.
+	if numericHost(host) || !strings.Contains(host, ".") {
 		return "must point to a public host"
 	}
 	return ""

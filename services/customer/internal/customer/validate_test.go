@@ -291,7 +291,7 @@ func FuzzNormalizeEmail(f *testing.F) {
 }
 
 func FuzzCheckPublicURL(f *testing.F) {
-	for _, s := range []string{"https://example.com/a", "https://127.0.0.1/", "http://[::1]:80/", "https://0x7f.0.0.1/", "https://0177.1/"} {
+	for _, s := range []string{"https://example.com/a", "https://127.0.0.1/", "http://[::1]:80/", "https://0x7f.0.0.1/", "https://0177.1/", "https://[2001:4860::1]/"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
@@ -303,7 +303,8 @@ func FuzzCheckPublicURL(f *testing.F) {
 			t.Fatalf("accepted %q", in)
 		}
 		host := strings.ToLower(u.Hostname())
-		if ip := net.ParseIP(host); (ip != nil && !IsPublicIP(ip)) || host == "localhost" || !strings.Contains(host, ".") {
+		ip := net.ParseIP(host)
+		if (ip != nil && !IsPublicIP(ip)) || host == "localhost" || (ip == nil && !strings.Contains(host, ".")) {
 			t.Fatalf("accepted non-public host in %q", in)
 		}
 	})

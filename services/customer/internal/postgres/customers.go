@@ -2,10 +2,10 @@ package postgres
 
 import (
 	"context"
-	"errors"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/services/customer/internal/customer"
 )
 
@@ -78,10 +78,7 @@ func (t *txn) Get(ctx context.Context, orgID, env, id string, forUpdate, withDel
 // needed for a read, and BEGIN/COMMIT would double its round trips.
 func (s *Store) Get(ctx context.Context, orgID, env, id string) (customer.Customer, error) {
 	c, err := s.get(ctx, s.pool, orgID, env, id, false, false)
-	if err != nil && err != customer.ErrNotFound {
-		return c, translate(err)
-	}
-	return c, err
+	return c, translate(err)
 }
 
 func (s *Store) get(ctx context.Context, q querier, orgID, env, id string, forUpdate, withDeleted bool) (customer.Customer, error) {
@@ -93,7 +90,7 @@ func (s *Store) get(ctx context.Context, q querier, orgID, env, id string, forUp
 		sql += ` FOR UPDATE`
 	}
 	c, err := s.scanCustomer(q.QueryRow(ctx, sql, id, orgID, env))
-	if errors.Is(err, pgx.ErrNoRows) {
+	if pgdb.IsNoRows(err) {
 		return c, customer.ErrNotFound
 	}
 	if err != nil {

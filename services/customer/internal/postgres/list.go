@@ -2,12 +2,12 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/services/customer/internal/customer"
 )
 
@@ -17,6 +17,11 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 // status-filtered totals come from the counters; search totals are counted
 // up to customer.CountCap.
 func (s *Store) List(ctx context.Context, q customer.ListQuery) (customer.Page, error) {
+	p, err := s.list(ctx, q)
+	return p, translate(err)
+}
+
+func (s *Store) list(ctx context.Context, q customer.ListQuery) (customer.Page, error) {
 	where := []string{"org_id = $1", "env = $2", "deleted_at IS NULL"}
 	args := []any{q.OrgID, q.Env}
 	add := func(cond string, v any) {
@@ -90,7 +95,7 @@ func (s *Store) total(ctx context.Context, q customer.ListQuery, filter string, 
 		}
 		var n int64
 		err := s.pool.QueryRow(ctx, `SELECT n FROM customer_counts WHERE org_id = $1 AND env = $2 AND status = $3`, q.OrgID, q.Env, status).Scan(&n)
-		if errors.Is(err, pgx.ErrNoRows) {
+		if pgdb.IsNoRows(err) {
 			return 0, true, nil
 		}
 		return n, true, err

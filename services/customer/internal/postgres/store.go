@@ -5,7 +5,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 
@@ -70,12 +69,13 @@ func (t *txn) LockIdentity(ctx context.Context, orgID, env string, values map[st
 		keys = append(keys, fmt.Sprintf("customer-identity|%s|%s|%s|%s", orgID, env, f, v))
 	}
 	sort.Strings(keys) // one order for every transaction: no deadlocks
+	// One round trip; a batch runs its statements in order, so the lock
+	// order holds.
+	var b pgx.Batch
 	for _, k := range keys {
-		if _, err := t.tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, k); err != nil {
-			return err
-		}
+		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, k)
 	}
-	return nil
+	return t.tx.SendBatch(ctx, &b).Close()
 }
 
 func (t *txn) FindDuplicates(ctx context.Context, orgID, env string, values map[string]string, exceptID string) ([]customer.Duplicate, error) {
@@ -105,7 +105,7 @@ func (t *txn) CountCreated(ctx context.Context, orgID, env, status string, limit
 	err := t.tx.QueryRow(ctx, `INSERT INTO customer_counts (org_id, env, status, n) VALUES ($1, $2, 'ALL', 1)
 		ON CONFLICT (org_id, env, status) DO UPDATE SET n = customer_counts.n + 1
 		WHERE $3::int = 0 OR customer_counts.n < $3::int RETURNING n`, orgID, env, limit).Scan(&n)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if pgdb.IsNoRows(err) {
 		return false, nil
 	}
 	if err != nil {
@@ -115,22 +115,23 @@ func (t *txn) CountCreated(ctx context.Context, orgID, env, status string, limit
 }
 
 func (t *txn) CountDeleted(ctx context.Context, orgID, env, status string) error {
-	if err := t.bump(ctx, orgID, env, "ALL", -1); err != nil {
-		return err
-	}
-	return t.bump(ctx, orgID, env, status, -1)
+	return t.bump2(ctx, orgID, env, "ALL", -1, status, -1)
 }
 
 func (t *txn) CountMoved(ctx context.Context, orgID, env, from, to string) error {
-	if err := t.bump(ctx, orgID, env, from, -1); err != nil {
-		return err
-	}
-	return t.bump(ctx, orgID, env, to, 1)
+	return t.bump2(ctx, orgID, env, from, -1, to, 1)
 }
 
 func (t *txn) bump(ctx context.Context, orgID, env, status string, d int) error {
 	_, err := t.tx.Exec(ctx, `INSERT INTO customer_counts (org_id, env, status, n) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (org_id, env, status) DO UPDATE SET n = customer_counts.n + EXCLUDED.n`, orgID, env, status, d)
+	return err
+}
+
+// bump2 moves two different counters in one statement (one round trip).
+func (t *txn) bump2(ctx context.Context, orgID, env, a string, da int, b string, db int) error {
+	_, err := t.tx.Exec(ctx, `INSERT INTO customer_counts (org_id, env, status, n) VALUES ($1, $2, $3, $4), ($1, $2, $5, $6)
+		ON CONFLICT (org_id, env, status) DO UPDATE SET n = customer_counts.n + EXCLUDED.n`, orgID, env, a, da, b, db)
 	return err
 }
 
