@@ -43,18 +43,6 @@ record() {
 	if [[ -n "${KYC_DEPS_STARTED_OUT:-}" ]]; then echo "$1" >>"$KYC_DEPS_STARTED_OUT"; fi
 }
 
-# apt_install PKG...: install Debian packages, refreshing the index once per
-# run. Quiet on success; the caller already said what it is installing.
-apt_updated=0
-apt_install() {
-	command -v apt-get >/dev/null || die "apt-get not found; install $* manually"
-	if ((apt_updated == 0)); then
-		"${SUDO[@]}" apt-get update -qq >/dev/null
-		apt_updated=1
-	fi
-	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
-}
-
 need_go() {
 	command -v go >/dev/null || die "go not found (expected in /usr/local/go/bin); it builds devkafka and MinIO"
 }
@@ -231,22 +219,14 @@ ensure_kafka() {
 
 minio_ready() { curl -sf -o /dev/null --max-time 2 http://127.0.0.1:9000/minio/health/live; }
 
-# ensure_minio_binary: cached build in $TOOLS_CACHE, copied into bin/minio.
+# ensure_minio_binary: cached build in $TOOLS_CACHE, linked into bin/minio.
 ensure_minio_binary() {
 	local cached="$TOOLS_CACHE/minio-$MINIO_VERSION"
 	if [[ ! -x "$cached" ]]; then
 		log "Building MinIO from source (first run only, about 5 minutes on 2 cores)..."
-		need_go
-		local tmp
-		tmp=$(mktemp -d)
-		# Outside any module, `go install pkg@version` ignores go.work; -v
-		# lists packages as they compile, which doubles as a progress bar.
-		# GOFLAGS='': a developer's -mod=vendor or similar must not leak in.
-		(cd "$tmp" && GOBIN="$tmp" GOWORK=off GOFLAGS='' go install -v "github.com/minio/minio@$MINIO_VERSION")
-		mkdir -p "$TOOLS_CACHE"
-		mv "$tmp/minio" "$cached.tmp" && mv "$cached.tmp" "$cached"
-		rm -rf "$tmp"
 	fi
+	# -v lists packages as they compile, which doubles as a progress bar.
+	cached=$(go_install_cached minio github.com/minio/minio "$MINIO_VERSION" -v)
 	# Refresh only when the version changed: the binary is 150 MB. Hardlink
 	# when the cache is on the same filesystem (free), else copy; then rename,
 	# so a running bin/minio (or the cached file it may share an inode with)

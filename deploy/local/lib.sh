@@ -154,3 +154,37 @@ stop_component() {
 	rm -f "$pidfile"
 	unmark_started "$name"
 }
+
+# apt_install PKG...: install Debian packages, refreshing the index once per
+# run. Quiet on success; the caller already said what it is installing.
+apt_updated=0
+apt_install() {
+	command -v apt-get >/dev/null || die "apt-get not found; install $* manually"
+	if ((apt_updated == 0)); then
+		"${SUDO[@]}" apt-get update -qq >/dev/null
+		apt_updated=1
+	fi
+	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+# go_install_cached NAME PACKAGE VERSION [GO-INSTALL-FLAGS...]: print the
+# path of the pinned build of NAME in $TOOLS_CACHE, building it first if
+# missing. The cache is outside the clone: CI clones afresh but keeps $HOME.
+go_install_cached() {
+	local name=$1 pkg=$2 version=$3
+	shift 3
+	local cached="$TOOLS_CACHE/$name-$version"
+	if [[ ! -x "$cached" ]]; then
+		command -v go >/dev/null || die "go not found (expected in /usr/local/go/bin); it builds $name"
+		local tmp
+		tmp=$(mktemp -d)
+		# Outside any module with GOWORK=off, `go install pkg@version` picks
+		# up neither the workspace nor any module's requirements; GOFLAGS=''
+		# keeps a developer's -mod=vendor or similar out.
+		(cd "$tmp" && GOBIN="$tmp" GOWORK=off GOFLAGS='' go install "$@" "$pkg@$version") >&2
+		mkdir -p "$TOOLS_CACHE"
+		mv "$tmp/$name" "$cached.tmp" && mv "$cached.tmp" "$cached"
+		rm -rf "$tmp"
+	fi
+	echo "$cached"
+}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools.sh - install the developer tools `make lint` needs into bin/.
+# tools.sh - install the developer tools `make lint` and `make test` need.
 #
 # Tools are pinned (a new linter release must not turn CI red on its own) and
 # built with `go install` into $HOME/.cache/kyc/bin/<tool>-<version>. The cache
@@ -16,19 +16,9 @@ STATICCHECK_VERSION="v0.8.2"
 
 # install_tool NAME PACKAGE VERSION: ensure bin/NAME is the pinned build.
 install_tool() {
-	local name=$1 pkg=$2 version=$3
-	local cached="$TOOLS_CACHE/$name-$version"
-	if [[ ! -x "$cached" ]]; then
-		log "installing $name $version (first run only)..."
-		local tmp
-		tmp=$(mktemp -d)
-		# Run outside the repo with GOWORK=off: `go install pkg@version`
-		# must not pick up the workspace or any module's requirements.
-		(cd "$tmp" && GOBIN="$tmp" GOWORK=off GOFLAGS='' go install "$pkg@$version")
-		mkdir -p "$TOOLS_CACHE"
-		mv "$tmp/$name" "$cached.tmp" && mv "$cached.tmp" "$cached"
-		rm -rf "$tmp"
-	fi
+	local name=$1 cached
+	[[ -x "$TOOLS_CACHE/$name-$3" ]] || log "installing $name $3 (first run only)..."
+	cached=$(go_install_cached "$@")
 	# cmp keeps this cheap and makes a version bump take effect at once.
 	if ! cmp -s "$cached" "$BIN/$name"; then
 		cp "$cached" "$BIN/.$name.tmp" && mv "$BIN/.$name.tmp" "$BIN/$name"
@@ -36,3 +26,9 @@ install_tool() {
 }
 
 install_tool staticcheck honnef.co/go/tools/cmd/staticcheck "$STATICCHECK_VERSION"
+
+# `go test -race` needs cgo, hence a C compiler.
+if ! command -v gcc >/dev/null; then
+	log "installing gcc (go test -race needs cgo)..."
+	apt_install gcc libc6-dev
+fi
