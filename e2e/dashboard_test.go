@@ -139,7 +139,7 @@ func TestDashboardAccountsAndKeys(t *testing.T) {
 	if r := b.call("PUT", "/dashboard/v1/plan", map[string]any{"plan": "developer"}); r.Status != http.StatusOK {
 		t.Fatalf("downgrade: %d %s", r.Status, r.Body)
 	}
-	waitForStatus(t, liveKey.Key, http.StatusForbidden, "PLAN_UPGRADE_REQUIRED")
+	waitForStatus(t, P.GatewayURL, liveKey.Key, http.StatusForbidden, "PLAN_UPGRADE_REQUIRED", time.Second)
 	if r := P.API(t, "GET", "/api/v1/customers", testKey.Key, nil); r.Status != http.StatusOK {
 		t.Fatalf("sandbox key after downgrade: %d", r.Status)
 	}
@@ -233,17 +233,3 @@ func TestLoginIsThrottled(t *testing.T) {
 
 // waitForStatus polls until key gets status with code (plan changes
 // propagate by event like revocations).
-func waitForStatus(t *testing.T, key string, status int, code string) {
-	t.Helper()
-	deadline := time.Now().Add(time.Second)
-	for {
-		r := P.API(t, "GET", "/api/v1/customers", key, nil)
-		if r.Status == status && r.Code() == code {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("want %d %s within 1s, got %d %s", status, code, r.Status, r.Body)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}

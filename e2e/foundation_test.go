@@ -216,14 +216,21 @@ func TestOpenAPIIsServedWithoutAuth(t *testing.T) {
 // within; it returns how long it took.
 func waitUntilRefused(t *testing.T, gateway, key string, within time.Duration) time.Duration {
 	t.Helper()
+	return waitForStatus(t, gateway, key, http.StatusUnauthorized, "UNAUTHORIZED", within)
+}
+
+// waitForStatus polls a list request with key until it is answered with
+// status and code, and returns how long that took; it fails after within.
+func waitForStatus(t *testing.T, gateway, key string, status int, code string, within time.Duration) time.Duration {
+	t.Helper()
 	start := time.Now()
 	for {
 		r := P.Do(t, reqList(gateway, key))
-		if r.Status == http.StatusUnauthorized {
+		if r.Status == status && r.Code() == code {
 			return time.Since(start)
 		}
 		if time.Since(start) > within {
-			t.Fatalf("key still accepted %s after revocation (last status %d)", within, r.Status)
+			t.Fatalf("want %d %s within %s, got %d %s", status, code, within, r.Status, r.Body)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -7,8 +7,6 @@ package harness
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +17,7 @@ import (
 	"time"
 
 	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/redis/go-redis/v9"
 
 	gateway "github.com/kycfield/kyc/gateway/app"
@@ -27,7 +26,6 @@ import (
 	"github.com/kycfield/kyc/pkg/kafkatest"
 	"github.com/kycfield/kyc/pkg/logging"
 	"github.com/kycfield/kyc/pkg/miniotest"
-	"github.com/kycfield/kyc/pkg/objstore"
 	"github.com/kycfield/kyc/pkg/pgtest"
 	"github.com/kycfield/kyc/pkg/redistest"
 	authbilling "github.com/kycfield/kyc/services/auth-billing/app"
@@ -87,7 +85,11 @@ func Start(ctx context.Context) (p *Platform, err error) {
 	common.KafkaBrokers, common.KafkaTopicPrefix, common.LogLevel = p.Bus.Brokers, p.Bus.TopicPrefix, "warn"
 	common.ShutdownTimeout = 5 * time.Second
 	p.common = common
-	store := objstore.Config{Endpoint: miniotest.Server().Endpoint, AccessKey: miniotest.Server().AccessKey, SecretKey: miniotest.Server().SecretKey, Region: "us-east-1"}
+	store := miniotest.Store()
+	mc, err := minio.New(store.Endpoint, &minio.Options{Creds: credentials.NewStaticV4(store.AccessKey, store.SecretKey, "")})
+	if err != nil {
+		return nil, err
+	}
 	for _, name := range []string{"auth-billing", "customer", "document", "verification", "reporting", "webhook"} {
 		u, drop, err := pgtest.Create(ctx, name)
 		if err != nil {
@@ -98,7 +100,7 @@ func Start(ctx context.Context) (p *Platform, err error) {
 	}
 	bucket := func(kind string) string {
 		name := "t-" + strings6(p.Bus.TopicPrefix) + "-" + kind
-		p.cleanup = append(p.cleanup, func() { removeBucket(store, name) })
+		p.cleanup = append(p.cleanup, func() { miniotest.RemoveBucket(mc, name) })
 		return name
 	}
 
@@ -234,29 +236,12 @@ func (p *Platform) runIn(ctx, life context.Context, name string, run func(contex
 }
 
 func (p *Platform) connectRedis(ctx context.Context) error {
-	opt, err := redis.ParseURL(redistest.URL())
+	c, prefix, cleanup, err := redistest.Open(ctx)
 	if err != nil {
 		return err
 	}
-	p.Redis = redis.NewClient(opt)
-	if err := p.Redis.Ping(ctx).Err(); err != nil {
-		return fmt.Errorf("cannot reach Redis at %s (run `make test`, which starts it): %w", redistest.URL(), err)
-	}
-	var b [5]byte
-	_, _ = rand.Read(b[:])
-	p.RedisPrefix = "t" + hex.EncodeToString(b[:]) + ":"
-	p.cleanup = append(p.cleanup, func() {
-		c := context.Background()
-		iter := p.Redis.Scan(c, 0, p.RedisPrefix+"*", 1000).Iterator()
-		var keys []string
-		for iter.Next(c) {
-			keys = append(keys, iter.Val())
-		}
-		if len(keys) > 0 {
-			p.Redis.Del(c, keys...)
-		}
-		p.Redis.Close()
-	})
+	p.Redis, p.RedisPrefix = c, prefix
+	p.cleanup = append(p.cleanup, cleanup)
 	return nil
 }
 
@@ -281,18 +266,4 @@ func strings6(prefix string) string {
 		return prefix[1:11]
 	}
 	return prefix
-}
-
-func removeBucket(c objstore.Config, name string) {
-	mc, err := objstore.Open(context.Background(), c, name)
-	if err != nil {
-		return
-	}
-	ctx := context.Background()
-	for obj := range mc.ListObjects(ctx, name, minio.ListObjectsOptions{Recursive: true}) {
-		if obj.Err == nil {
-			_ = mc.RemoveObject(ctx, name, obj.Key, minio.RemoveObjectOptions{})
-		}
-	}
-	_ = mc.RemoveBucket(ctx, name)
 }

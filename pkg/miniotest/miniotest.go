@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"github.com/kycfield/kyc/pkg/objstore"
 	"os"
 	"testing"
 	"time"
@@ -50,14 +51,23 @@ func NewBucket(t testing.TB) (*minio.Client, string) {
 	if err := c.MakeBucket(ctx, name, minio.MakeBucketOptions{}); err != nil {
 		t.Fatalf("miniotest: MinIO is not usable at %s (run `make test`, which starts it): %v", s.Endpoint, err)
 	}
-	t.Cleanup(func() {
-		ctx := context.Background()
-		for obj := range c.ListObjects(ctx, name, minio.ListObjectsOptions{Recursive: true}) {
-			if obj.Err == nil {
-				_ = c.RemoveObject(ctx, name, obj.Key, minio.RemoveObjectOptions{})
-			}
-		}
-		_ = c.RemoveBucket(ctx, name)
-	})
+	t.Cleanup(func() { RemoveBucket(c, name) })
 	return c, name
+}
+
+// Store is the test server as the services' object-store settings.
+func Store() objstore.Config {
+	s := Server()
+	return objstore.Config{Endpoint: s.Endpoint, AccessKey: s.AccessKey, SecretKey: s.SecretKey, Region: "us-east-1"}
+}
+
+// RemoveBucket empties and deletes a bucket (best effort, for cleanups).
+func RemoveBucket(c *minio.Client, name string) {
+	ctx := context.Background()
+	for obj := range c.ListObjects(ctx, name, minio.ListObjectsOptions{Recursive: true}) {
+		if obj.Err == nil {
+			_ = c.RemoveObject(ctx, name, obj.Key, minio.RemoveObjectOptions{})
+		}
+	}
+	_ = c.RemoveBucket(ctx, name)
 }
