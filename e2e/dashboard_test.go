@@ -1,10 +1,7 @@
 package e2e
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/cookiejar"
@@ -29,30 +26,14 @@ func newBrowser(t *testing.T) *browser {
 
 func (b *browser) call(method, path string, body any, hdr ...string) harness.Response {
 	b.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		raw, _ := json.Marshal(body)
-		rd = bytes.NewReader(raw)
-	}
-	req, _ := http.NewRequest(method, P.GatewayURL+path, rd)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
+	h := map[string]string{}
 	if b.csrf != "" {
-		req.Header.Set("X-CSRF-Token", b.csrf)
+		h["X-CSRF-Token"] = b.csrf
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
+		h[hdr[i]] = hdr[i+1]
 	}
-	resp, err := b.http.Do(req)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	out := harness.Response{Status: resp.StatusCode, Header: resp.Header, Body: raw}
-	_ = json.Unmarshal(raw, &out.Env)
-	return out
+	return P.Do(b.t, harness.Request{Client: b.http, Method: method, URL: P.GatewayURL + path, Body: body, Header: h})
 }
 
 func (b *browser) signUp() (email string, orgID string) {

@@ -41,6 +41,7 @@ type Request struct {
 	Key         string // API key for the Authorization header
 	Body        any    // []byte and string are sent as is, anything else as JSON
 	Header      map[string]string
+	Client      *http.Client // default p.HTTP; e.g. one with a cookie jar
 }
 
 // Do performs a request and decodes the envelope when there is one.
@@ -73,7 +74,11 @@ func (p *Platform) Do(t testing.TB, req Request) Response {
 	for k, v := range req.Header {
 		hr.Header.Set(k, v)
 	}
-	resp, err := p.HTTP.Do(hr)
+	client := p.HTTP
+	if req.Client != nil {
+		client = req.Client
+	}
+	resp, err := client.Do(hr)
 	if err != nil {
 		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
 	}
