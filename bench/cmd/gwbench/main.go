@@ -121,8 +121,16 @@ func main() {
 		n := tg.name
 		fmt.Printf("| %s | %.0f | %.2f | %.2f | %.2f | %.2f |\n", n, load.Median(rps[n]), load.Median(p50[n]), load.Median(p99[n]), load.Median(lp50[n]), load.Median(lp99[n]))
 	}
+	// Rounds are interleaved so that each round's three runs share the
+	// machine's mood: the paired (per-round) figures are the fairer ones.
+	var ratio, added []float64
+	for i := range rps["direct"] {
+		ratio = append(ratio, rps["gateway"][i]/rps["direct"][i])
+		added = append(added, lp99["gateway"][i]-lp99["direct"][i])
+	}
+	fmt.Printf("\npaired, median over rounds: gateway/direct throughput %.0f%%; paced p99 added over direct %.2f ms\n", 100*load.Median(ratio), load.Median(added))
 	d, b, g := load.Median(rps["direct"]), load.Median(rps["bare-proxy"]), load.Median(rps["gateway"])
-	fmt.Printf("\ngateway/direct throughput: %.0f%%   gateway/bare-proxy: %.0f%%   bare-proxy/direct: %.0f%%\n", 100*g/d, 100*g/b, 100*b/d)
+	fmt.Printf("medians per target: gateway/direct throughput: %.0f%%   gateway/bare-proxy: %.0f%%   bare-proxy/direct: %.0f%%\n", 100*g/d, 100*g/b, 100*b/d)
 	fmt.Printf("paced p99 added by the gateway over direct: %.2f ms; over the bare proxy: %.2f ms\n",
 		load.Median(lp99["gateway"])-load.Median(lp99["direct"]), load.Median(lp99["gateway"])-load.Median(lp99["bare-proxy"]))
 }
