@@ -74,11 +74,23 @@ func (t *txn) Get(ctx context.Context, orgID, env, id string, forUpdate, withDel
 	return t.s.get(ctx, t.tx, orgID, env, id, forUpdate, withDeleted)
 }
 
-// Get reads a live customer outside any transaction: one snapshot is not
-// needed for a read, and BEGIN/COMMIT would double its round trips.
+// Get reads a live customer in one read-only snapshot: the verification
+// consumer changes an address and the customer's status in one
+// transaction, and a read must never show one without the other.
 func (s *Store) Get(ctx context.Context, orgID, env, id string) (customer.Customer, error) {
-	c, err := s.get(ctx, s.pool, orgID, env, id, false, false)
+	var c customer.Customer
+	err := s.snapshot(ctx, func(q querier) (err error) {
+		c, err = s.get(ctx, q, orgID, env, id, false, false)
+		return err
+	})
 	return c, translate(err)
+}
+
+// snapshot runs fn's reads in one REPEATABLE READ, READ ONLY transaction,
+// so a customer and its addresses and documents are read as of one moment.
+func (s *Store) snapshot(ctx context.Context, fn func(q querier) error) error {
+	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error { return fn(tx) })
 }
 
 func (s *Store) get(ctx context.Context, q querier, orgID, env, id string, forUpdate, withDeleted bool) (customer.Customer, error) {

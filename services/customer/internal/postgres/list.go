@@ -17,11 +17,16 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 // status-filtered totals come from the counters; search totals are counted
 // up to customer.CountCap.
 func (s *Store) List(ctx context.Context, q customer.ListQuery) (customer.Page, error) {
-	p, err := s.list(ctx, q)
+	// One snapshot: a page's rows, their addresses and the total agree.
+	var p customer.Page
+	err := s.snapshot(ctx, func(db querier) (err error) {
+		p, err = s.list(ctx, db, q)
+		return err
+	})
 	return p, translate(err)
 }
 
-func (s *Store) list(ctx context.Context, q customer.ListQuery) (customer.Page, error) {
+func (s *Store) list(ctx context.Context, db querier, q customer.ListQuery) (customer.Page, error) {
 	where := []string{"org_id = $1", "env = $2", "deleted_at IS NULL"}
 	args := []any{q.OrgID, q.Env}
 	add := func(cond string, v any) {
@@ -48,7 +53,7 @@ func (s *Store) list(ctx context.Context, q customer.ListQuery) (customer.Page, 
 	// Plan with the actual values (an unnamed statement): whether the
 	// phone or trigram index or the newest-first index wins depends on
 	// the term, and a cached generic plan cannot use a LIKE prefix.
-	rows, err := s.pool.Query(ctx, sql, append([]any{pgx.QueryExecModeExec}, pageArgs...)...)
+	rows, err := db.Query(ctx, sql, append([]any{pgx.QueryExecModeExec}, pageArgs...)...)
 	if err != nil {
 		return customer.Page{}, err
 	}
@@ -74,7 +79,7 @@ func (s *Store) list(ctx context.Context, q customer.ListQuery) (customer.Page, 
 		for i, c := range page.Customers {
 			ids[i] = c.ID
 		}
-		kids, err := s.children(ctx, s.pool, ids)
+		kids, err := s.children(ctx, db, ids)
 		if err != nil {
 			return customer.Page{}, err
 		}
@@ -83,25 +88,25 @@ func (s *Store) list(ctx context.Context, q customer.ListQuery) (customer.Page, 
 			page.Customers[i].Addresses, page.Customers[i].Documents = k.addresses, k.documents
 		}
 	}
-	page.Total, page.TotalExact, err = s.total(ctx, q, filter, args)
+	page.Total, page.TotalExact, err = s.total(ctx, db, q, filter, args)
 	return page, err
 }
 
-func (s *Store) total(ctx context.Context, q customer.ListQuery, filter string, args []any) (int64, bool, error) {
+func (s *Store) total(ctx context.Context, db querier, q customer.ListQuery, filter string, args []any) (int64, bool, error) {
 	if q.Search == (customer.Search{}) {
 		status := q.Status
 		if status == "" {
 			status = "ALL"
 		}
 		var n int64
-		err := s.pool.QueryRow(ctx, `SELECT n FROM customer_counts WHERE org_id = $1 AND env = $2 AND status = $3`, q.OrgID, q.Env, status).Scan(&n)
+		err := db.QueryRow(ctx, `SELECT n FROM customer_counts WHERE org_id = $1 AND env = $2 AND status = $3`, q.OrgID, q.Env, status).Scan(&n)
 		if pgdb.IsNoRows(err) {
 			return 0, true, nil
 		}
 		return n, true, err
 	}
 	var n int64
-	err := s.pool.QueryRow(ctx, fmt.Sprintf(`SELECT count(*) FROM (SELECT 1 FROM customers WHERE %s LIMIT %d) capped`,
+	err := db.QueryRow(ctx, fmt.Sprintf(`SELECT count(*) FROM (SELECT 1 FROM customers WHERE %s LIMIT %d) capped`,
 		filter, customer.CountCap+1), append([]any{pgx.QueryExecModeExec}, args...)...).Scan(&n)
 	if n > customer.CountCap {
 		return customer.CountCap, false, err

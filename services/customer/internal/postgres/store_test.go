@@ -279,3 +279,65 @@ func TestUpdateRefusesAnotherCustomersPhone(t *testing.T) {
 		t.Fatalf("customer.updated events: %d", n)
 	}
 }
+
+// A read racing the verification consumer must see the customer's status
+// and its addresses as of one moment, never a new address with an old
+// status.
+func TestReadsSeeStatusAndAddressesTogether(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ctx := context.Background()
+	who := customer.Caller{OrgID: "org_snap", Env: "test"}
+	c, err := f.svc.Create(ctx, who, input("+2348030000009", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	consumer := inbox.New("test", nil, f.pool, logging.Discard(), events.Verification(f.svc, f.store.Within))
+	done := make(chan struct{})
+	var torn []string
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				check := func(got customer.Customer) {
+					if want := customer.OverallStatus(got.Addresses); got.Status != want {
+						mu.Lock()
+						torn = append(torn, fmt.Sprintf("customer %s with address %s", got.Status, got.Addresses[0].Status))
+						mu.Unlock()
+					}
+				}
+				if got, err := f.svc.Get(ctx, who, c.ID); err == nil {
+					check(got)
+				}
+				page, err := f.svc.List(ctx, customer.ListQuery{OrgID: who.OrgID, Env: who.Env, Page: 1, Limit: 10})
+				if err == nil && len(page.Customers) == 1 {
+					check(page.Customers[0])
+				}
+			}
+		}()
+	}
+	for seq := int64(1); seq <= 150; seq++ {
+		status := customer.AddressInProgress
+		if seq%2 == 0 {
+			status = customer.AddressVerified
+		}
+		e, _ := event.New(events.TypeAddressUpdated, who.OrgID, who.Env, map[string]any{"customerId": c.ID,
+			"addressId": c.Addresses[0].ID, "status": status, "sequence": seq, "occurredAt": time.Now()})
+		if err := consumer.Apply(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	wg.Wait()
+	if len(torn) > 0 {
+		t.Fatalf("%d torn reads, e.g. %s", len(torn), torn[0])
+	}
+}
