@@ -22,21 +22,24 @@ export PATH := $(PATH):/usr/local/go/bin
 # genproto/googleapis/* modules, an "ambiguous import" for grpc/status.)
 EACH_MODULE := deploy/local/modules.sh
 
-.PHONY: help run deps build test lint tools bench clean clean-data stop
+.PHONY: help run deps build images test lint tools bench clean clean-data stop screenshots
 
 help: ## show this help
 	@echo "usage: make <target>"
 	@echo
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-11s %s\n", $$1, $$2}'
 
-run: ## start Postgres/Redis/Kafka/MinIO and all services in the foreground (Ctrl-C stops)
+run: ## start Postgres/Redis/Kafka/MinIO, then the whole platform as one process (Ctrl-C stops)
 	@deploy/local/run.sh
 
 deps: ## make sure Postgres, Redis, Kafka (devkafka) and MinIO are running
 	@deploy/local/deps.sh
 
-build: ## build all service binaries, kycctl and devkafka into bin/
+build: ## build bin/kyc (the whole platform in one process), kycctl and devkafka
 	@deploy/local/build.sh
+
+images: ## build every container image (kyc/<name>:IMAGE_TAG, default dev) where a Docker engine exists
+	@deploy/local/images.sh
 
 # Tests reach the local stack by default; KYC_TEST_* (read by pkg/*test and
 # e2e/harness) point them elsewhere.
@@ -67,9 +70,15 @@ lint: tools ## gofmt, go vet and staticcheck over every module
 tools: ## install pinned dev tools (staticcheck into bin/, gcc for -race)
 	@deploy/local/tools.sh
 
-bench: deps ## gateway cost and 1M-customer list benchmarks (results: BENCHMARKS.md)
+bench: deps ## gateway cost, 1M-customer list, sandbox end-to-end and status benchmarks (results: BENCHMARKS.md)
 	cd bench && GOWORK=off go run ./cmd/gwbench -duration 10s -rounds 5
-	cd bench && GOWORK=off go run ./cmd/listbench -rows 1000000 -n 300
+	cd bench && GOWORK=off go run ./cmd/listbench -rows 1000000 -n 200 -rounds 2
+	cd bench && GOWORK=off go run ./cmd/listbench -rows 1000000 -tenants 400 -other-rows 4000000 -n 200 -rounds 2
+	cd bench && GOWORK=off go run ./cmd/sandboxbench -rate 20 -duration 60s
+	cd bench && GOWORK=off go run ./cmd/statusbench -rate 200 -duration 10s -rounds 3
+
+screenshots: deps ## retake the README's phone screenshots of the agent app (docs/agent-app)
+	cd e2e && KYC_SCREENSHOTS=1 GOWORK=off go test -count=1 -run AgentApp ./
 
 stop: ## stop background components deps.sh started (never a pre-existing Postgres/Redis)
 	@deploy/local/stop.sh

@@ -23,7 +23,6 @@ MINIO_VERSION="v0.0.0-20260212201848-7aac2a2c5b7c"
 MINIO_USER="kycminio"
 MINIO_PASSWORD="kycminio-secret"
 
-DATABASES=(kyc_auth_billing kyc_customer kyc_document kyc_verification kyc_reporting kyc_webhook)
 PG_URL="postgres://postgres:postgres@127.0.0.1:5432/postgres?sslmode=disable"
 
 start_time=$SECONDS
@@ -115,13 +114,8 @@ ensure_postgres() {
 			die "cannot connect to $PG_URL even after setting the password; check pg_hba.conf"
 	fi
 
-	local db created=()
-	for db in "${DATABASES[@]}"; do
-		if [[ -z $(psql "$PG_URL" -tAc "select 1 from pg_database where datname = '$db'") ]]; then
-			psql "$PG_URL" -q -c "create database $db" >/dev/null
-			created+=("$db")
-		fi
-	done
+	# No databases to create here: each service creates its own at start
+	# (pkg/pgdb), so the list of services lives only in the stack registry.
 
 	# The customer service's migration runs CREATE EXTENSION pg_trgm, which
 	# needs the contrib files on the server side.
@@ -130,7 +124,6 @@ ensure_postgres() {
 		apt_install postgresql-contrib
 	fi
 
-	if ((${#created[@]})); then status+=" (created ${created[*]})"; fi
 	report postgres "$status"
 }
 

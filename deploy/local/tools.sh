@@ -32,3 +32,18 @@ if ! command -v gcc >/dev/null; then
 	log "installing gcc (go test -race needs cgo)..."
 	apt_install gcc libc6-dev
 fi
+
+# The reporting tests read the PDFs they render with poppler: pdftotext
+# (the text layer, non-Latin names included) and pdftoppm (a page as PNG,
+# proof that a second, independent reader opens the file).
+if ! command -v pdftotext >/dev/null || ! command -v pdftoppm >/dev/null; then
+	log "installing poppler-utils (pdftotext, pdftoppm for the report tests)..."
+	apt_install poppler-utils
+fi
+
+# The agent app's browser tests (e2e/agentapp_test.go) drive Debian's
+# chromium with chromedp.
+if [[ ! -x /usr/bin/chromium ]]; then
+	log "installing chromium (the agent app's browser tests)..."
+	apt_install chromium
+fi

@@ -15,53 +15,64 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kycfield/kyc/api"
+	"github.com/kycfield/kyc/gateway/internal/agentapp"
 	"github.com/kycfield/kyc/gateway/internal/edge"
 	"github.com/kycfield/kyc/gateway/internal/idempotency"
 	"github.com/kycfield/kyc/gateway/internal/keys"
 	"github.com/kycfield/kyc/gateway/internal/quota"
+	"github.com/kycfield/kyc/gateway/internal/redisguard"
 	"github.com/kycfield/kyc/gateway/internal/routes"
 	"github.com/kycfield/kyc/gateway/internal/usage"
 	"github.com/kycfield/kyc/pkg/config"
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/health"
 	"github.com/kycfield/kyc/pkg/kafkabus"
+	"github.com/kycfield/kyc/pkg/platform"
 	"github.com/kycfield/kyc/pkg/principal"
 	"github.com/kycfield/kyc/pkg/server"
 	"github.com/kycfield/kyc/pkg/telemetry"
 )
 
-// Config is read from the environment.
+// Service describes the gateway to launchers.
+var Service = platform.Service{Name: name, Port: 8080, Topics: topics, Events: contract(), Run: platform.Runner(Run)}
+
+// name is also what Run logs and meters under (Run cannot read Service:
+// Service refers to Run).
+const name = "gateway"
+
+var topics = []string{event.TopicAuth, event.TopicGatewayUsage}
+
+// Config is read from the environment; HTTP_ADDR defaults to Service's
+// port.
 type Config struct {
 	config.Common
-	HTTPAddr  string `env:"HTTP_ADDR" envDefault:"127.0.0.1:8080"`
+	HTTPAddr  string `env:"HTTP_ADDR"`
 	AdminAddr string `env:"ADMIN_ADDR" envDefault:"127.0.0.1:9080"`
 	RedisURL  string `env:"REDIS_URL" envDefault:"redis://127.0.0.1:6379/0"`
 	// RedisPrefix namespaces every gateway key in Redis.
-	RedisPrefix     string        `env:"REDIS_KEY_PREFIX" envDefault:"kyc:gw:"`
-	AuthBillingURL  string        `env:"AUTH_BILLING_URL" envDefault:"http://127.0.0.1:8081"`
-	CustomerURL     string        `env:"CUSTOMER_URL" envDefault:"http://127.0.0.1:8082"`
-	DocumentURL     string        `env:"DOCUMENT_URL" envDefault:"http://127.0.0.1:8083"`
-	VerificationURL string        `env:"VERIFICATION_URL" envDefault:"http://127.0.0.1:8084"`
-	ReportingURL    string        `env:"REPORTING_URL" envDefault:"http://127.0.0.1:8085"`
-	WebhookURL      string        `env:"WEBHOOK_URL" envDefault:"http://127.0.0.1:8086"`
-	MaxJSONBody     int64         `env:"MAX_JSON_BODY" envDefault:"1048576"`
-	MaxUploadBody   int64         `env:"MAX_UPLOAD_BODY" envDefault:"11534336"`
-	KeyCacheTTL     time.Duration `env:"KEY_CACHE_TTL" envDefault:"30s"`
-	KeySharedTTL    time.Duration `env:"KEY_SHARED_CACHE_TTL" envDefault:"5m"`
-	IdempotencyTTL  time.Duration `env:"IDEMPOTENCY_TTL" envDefault:"24h"`
-	UsageInterval   time.Duration `env:"USAGE_REPORT_INTERVAL" envDefault:"10s"`
-	UpstreamTimeout time.Duration `env:"UPSTREAM_TIMEOUT" envDefault:"30s"`
-	TrustedHops     int           `env:"TRUSTED_PROXY_HOPS" envDefault:"0"`
+	RedisPrefix string `env:"REDIS_KEY_PREFIX" envDefault:"kyc:gw:"`
+	// Upstreams maps every service the route table names to its base URL:
+	// "auth-billing=http://auth-billing:8080,customer=http://...". The
+	// all-in-one launcher and the test harness fill it from the registry.
+	Upstreams       map[string]string `env:"UPSTREAMS" envKeyValSeparator:"="`
+	MaxJSONBody     int64             `env:"MAX_JSON_BODY" envDefault:"1048576"`
+	MaxUploadBody   int64             `env:"MAX_UPLOAD_BODY" envDefault:"11534336"`
+	KeyCacheTTL     time.Duration     `env:"KEY_CACHE_TTL" envDefault:"30s"`
+	KeySharedTTL    time.Duration     `env:"KEY_SHARED_CACHE_TTL" envDefault:"5m"`
+	IdempotencyTTL  time.Duration     `env:"IDEMPOTENCY_TTL" envDefault:"24h"`
+	UsageInterval   time.Duration     `env:"USAGE_REPORT_INTERVAL" envDefault:"10s"`
+	UpstreamTimeout time.Duration     `env:"UPSTREAM_TIMEOUT" envDefault:"30s"`
+	TrustedHops     int               `env:"TRUSTED_PROXY_HOPS" envDefault:"0"`
 }
 
 // Run serves until ctx ends. onListen (optional) receives the bound address.
 func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string)) error {
-	tel, err := telemetry.New(ctx, "gateway")
+	tel, err := telemetry.New(ctx, name)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = tel.Shutdown(context.Background()) }()
-	meter := tel.Meter("gateway")
+	meter := tel.Meter(name)
 	signer, err := principal.NewSigner(cfg.PrincipalSecrets, cfg.PrincipalTTL)
 	if err != nil {
 		return err
@@ -70,9 +81,11 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 	if err != nil {
 		return fmt.Errorf("gateway: REDIS_URL: %w", err)
 	}
-	ropt.DialTimeout, ropt.ReadTimeout, ropt.WriteTimeout = 500*time.Millisecond, 500*time.Millisecond, 500*time.Millisecond
 	ropt.MaxRetries = 1
-	rdb := redis.NewClient(ropt)
+	// Every Redis call gets one 500 ms budget, and once one has failed the
+	// others fail at once for a second (redisguard): a Redis stall costs a
+	// request at most one timeout, never one per Redis call it makes.
+	rdb := redisguard.NewClient(ropt, redisguard.Options{}, log, meter)
 	defer rdb.Close()
 
 	bus := kafkabus.Config{Brokers: cfg.KafkaBrokers, TopicPrefix: cfg.KafkaTopicPrefix, Partitions: cfg.KafkaPartitions, Replication: cfg.KafkaReplication}
@@ -83,16 +96,11 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 	writer := kafkabus.NewWriter(bus)
 	defer writer.Close()
 
-	upstreams := map[string]*url.URL{}
-	for name, raw := range map[string]string{routes.AuthBilling: cfg.AuthBillingURL, routes.Customer: cfg.CustomerURL,
-		routes.Document: cfg.DocumentURL, routes.Verification: cfg.VerificationURL, routes.Reporting: cfg.ReportingURL, routes.Webhook: cfg.WebhookURL} {
-		u, err := url.Parse(raw)
-		if err != nil || u.Host == "" {
-			return fmt.Errorf("gateway: bad upstream URL for %s: %q", name, raw)
-		}
-		upstreams[name] = u
+	upstreams, err := parseUpstreams(cfg.Upstreams)
+	if err != nil {
+		return err
 	}
-	src := &keys.AuthBilling{BaseURL: cfg.AuthBillingURL, Signer: signer, HTTP: &http.Client{}}
+	src := &keys.AuthBilling{BaseURL: upstreams[routes.AuthBilling].String(), Signer: signer, HTTP: &http.Client{}}
 	resolver := keys.NewResolver(rdb, cfg.RedisPrefix, src, keys.Options{LocalTTL: cfg.KeyCacheTTL, SharedTTL: cfg.KeySharedTTL, NegativeTTL: 30 * time.Second}, log, meter)
 	limiter := quota.New(rdb, cfg.RedisPrefix, log, meter)
 	reporter := usage.New(writer, usageTopic, cfg.UsageInterval, log)
@@ -107,7 +115,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		return err
 	}
 	hl := health.New()
-	handler := gw.Handler(func(mux *http.ServeMux) { hl.Register(mux) })
+	handler := gw.Handler(func(mux *http.ServeMux) { hl.Register(mux); agentapp.Register(mux) })
 	admin := http.NewServeMux()
 	hl.Register(admin)
 	admin.Handle("GET /metrics", tel.MetricsHandler())
@@ -131,4 +139,21 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 			return nil
 		},
 	)
+}
+
+// parseUpstreams checks that every service the route table names has a
+// usable base URL, so a missing one fails at start, not on a request.
+func parseUpstreams(raw map[string]string) (map[string]*url.URL, error) {
+	out := map[string]*url.URL{}
+	for _, r := range routes.Table {
+		if r.Service == routes.Gateway || out[r.Service] != nil {
+			continue
+		}
+		u, err := url.Parse(raw[r.Service])
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			return nil, fmt.Errorf("gateway: UPSTREAMS needs an http(s) base URL for %s, got %q", r.Service, raw[r.Service])
+		}
+		out[r.Service] = u
+	}
+	return out, nil
 }

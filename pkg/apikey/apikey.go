@@ -1,8 +1,9 @@
 // Package apikey is what auth-billing and the gateway must agree on about
 // API keys: the secret's format (its prefix names the environment), the
-// hash keys are looked up by, and the key state auth-billing serves on its
-// internal resolve API and publishes on auth-events for the gateway to
-// cache. Keeping it in one place means the two sides cannot drift.
+// hash keys are looked up by, the key and organization states auth-billing
+// serves on its internal resolve API and publishes on auth-events for the
+// gateway to cache, and the error code both answer when a plan has no live
+// access. Keeping it in one place means the two sides cannot drift.
 package apikey
 
 import (
@@ -21,8 +22,8 @@ const (
 )
 
 // Event types auth-billing publishes on auth-events; the gateway applies
-// them to its caches. Key events carry a State, organization events the
-// organization's id, plan limits and version.
+// them to its caches. Key events carry a State, organization events an
+// OrgState.
 const (
 	EventOrgCreated  = "organization.created"
 	EventPlanChanged = "organization.plan_changed"
@@ -31,8 +32,12 @@ const (
 )
 
 // ResolvePath is auth-billing's internal endpoint that resolves a key hash
-// to its State and organization (gateway principals only).
+// to its State and its organization's OrgState (gateway principals only).
 const ResolvePath = "/internal/v1/keys/resolve"
+
+// CodePlanUpgradeRequired refuses live access (an mk_live_ key at the
+// gateway, creating or rolling one at auth-billing) on a plan without it.
+const CodePlanUpgradeRequired = "PLAN_UPGRADE_REQUIRED"
 
 // Prefix returns the secret prefix of env.
 func Prefix(env principal.Env) string { return "mk_" + string(env) + "_" }
@@ -77,4 +82,26 @@ type State struct {
 // Usable reports whether the key authenticates a request at now.
 func (k State) Usable(now time.Time) bool {
 	return !k.Missing && !k.Revoked && (k.ExpiresAt == nil || now.Before(*k.ExpiresAt))
+}
+
+// Plan is the part of an organization's plan the gateway enforces. The
+// catalogue itself (names, prices, features) is auth-billing's alone.
+type Plan struct {
+	ID string `json:"id"` // "developer", "growth", "enterprise"
+	// DailyRequests caps the organization's requests per UTC day, both
+	// environments together; 0 means no cap.
+	DailyRequests int `json:"dailyRequests"`
+	// TestRecordLimit caps the sandbox customers; 0 means none.
+	TestRecordLimit int  `json:"testRecordLimit"`
+	LiveAccess      bool `json:"liveAccess"`
+}
+
+// OrgState is an organization as auth-billing describes it to the gateway.
+type OrgState struct {
+	ID string `json:"id"`
+	// Name is the organization's name as it signed up (reports show it).
+	Name string `json:"name,omitempty"`
+	Plan Plan   `json:"plan"`
+	// Version grows with every change, so a cache can refuse older states.
+	Version int64 `json:"version"`
 }

@@ -1,6 +1,7 @@
 package apikey
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -54,5 +55,27 @@ func TestUsable(t *testing.T) {
 		if got := tc.k.Usable(now); got != tc.want {
 			t.Errorf("%s: Usable = %v", tc.name, got)
 		}
+	}
+}
+
+// The organization state is a wire contract: auth-billing encodes it in
+// the resolve answer and organization events, gateways (possibly older or
+// newer ones) decode it from there and from their Redis cache.
+func TestOrgStateWireShape(t *testing.T) {
+	o := OrgState{ID: "org_1", Plan: Plan{ID: "developer", DailyRequests: 100, TestRecordLimit: 50}, Version: 3}
+	b, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"id":"org_1","plan":{"id":"developer","dailyRequests":100,"testRecordLimit":50,"liveAccess":false},"version":3}`
+	if string(b) != want {
+		t.Fatalf("got  %s\nwant %s", b, want)
+	}
+	// What auth-billing published before the shared type (plan prices and
+	// all) still decodes to the same state.
+	old := `{"id":"org_1","plan":{"id":"developer","name":"Developer","baseFeeCents":0,"unitPriceCents":0,"dailyRequests":100,"testRecordLimit":50,"liveAccess":false,"whiteLabel":false},"version":3}`
+	var got OrgState
+	if err := json.Unmarshal([]byte(old), &got); err != nil || got != o {
+		t.Fatalf("older payload: %+v %v", got, err)
 	}
 }

@@ -142,3 +142,20 @@ const (
 	CodeMethodNotAllowed   = "METHOD_NOT_ALLOWED"
 	CodeNotImplemented     = "NOT_IMPLEMENTED"
 )
+
+// Checker collects every field problem of an input, so that one
+// validation error reports them all.
+type Checker struct{ details []Detail }
+
+// Fail records a problem with field.
+func (c *Checker) Fail(field, format string, args ...any) {
+	c.details = append(c.details, Detail{Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// Err is the validation error of every recorded problem, or nil.
+func (c *Checker) Err() error {
+	if len(c.details) == 0 {
+		return nil
+	}
+	return Validation(c.details...)
+}

@@ -35,12 +35,29 @@ type Common struct {
 // Production reports whether the binary runs in production mode.
 func (c Common) Production() bool { return c.Mode == "production" }
 
-// Load fills cfg (a pointer to a struct) from the environment.
-func Load(cfg any) error {
-	if err := env.Parse(cfg); err != nil {
+// Load fills cfg (a pointer to a struct) from the process environment.
+func Load(cfg any) error { return LoadFrom(cfg, Environ()) }
+
+// Environ returns the process environment as a map, the form LoadFrom
+// takes; launchers copy it and override per-instance values.
+func Environ() map[string]string {
+	out := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// LoadFrom fills cfg from environ instead of the process environment, so
+// that several services in one process (make run, tests) each read their
+// own HTTP_ADDR, DATABASE_URL and bucket.
+func LoadFrom(cfg any, environ map[string]string) error {
+	if err := env.ParseWithOptions(cfg, env.Options{Environment: environ}); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	mode := os.Getenv("KYC_MODE")
+	mode := environ["KYC_MODE"]
 	if mode != "" && mode != "local" && mode != "production" {
 		return fmt.Errorf("config: KYC_MODE must be local or production, got %q", mode)
 	}
@@ -48,7 +65,7 @@ func Load(cfg any) error {
 		var missing []string
 		walk(reflect.ValueOf(cfg).Elem(), func(f reflect.StructField, _ reflect.Value) {
 			if f.Tag.Get("secret") == "true" {
-				if v, ok := os.LookupEnv(f.Tag.Get("env")); !ok || v == f.Tag.Get("envDefault") {
+				if v, ok := environ[f.Tag.Get("env")]; !ok || v == f.Tag.Get("envDefault") {
 					missing = append(missing, f.Tag.Get("env"))
 				}
 			}

@@ -5,6 +5,7 @@ package envelope
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -79,7 +80,14 @@ func Fail(ctx context.Context, w http.ResponseWriter, log *slog.Logger, err erro
 		e = apperr.Internal(err)
 	}
 	status := Status(e.Kind)
-	if status >= 500 && log != nil {
+	switch {
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		// The client went away: nobody reads the answer, and it is not
+		// the service failing.
+		if log != nil {
+			log.InfoContext(ctx, "client went away before the answer", "err", err)
+		}
+	case status >= 500 && log != nil:
 		log.ErrorContext(ctx, "request failed", "code", e.Code, "err", err)
 	}
 	for k, v := range e.Headers {

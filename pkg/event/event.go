@@ -17,6 +17,9 @@ const (
 	TopicCustomer     = "customer-events"
 	TopicVerification = "verification-events"
 	TopicGatewayUsage = "gateway-usage"
+	TopicDocument     = "document-events"
+	TopicReporting    = "reporting-events"
+	TopicWebhook      = "webhook-events"
 )
 
 // Event is the JSON envelope of every message.
@@ -48,4 +51,21 @@ func Decode(b []byte) (Event, error) {
 		return Event{}, fmt.Errorf("event: missing id or type")
 	}
 	return e, nil
+}
+
+// Sample is an event as a producer publishes it, on its topic (short name).
+type Sample struct {
+	Topic string
+	Event Event
+}
+
+// Contract is a context's side of the event contracts, held to the
+// schemas in api/events by the contract test in the stack module: what it
+// publishes, as samples its own code builds, and the struct it decodes the
+// data of each event type it consumes into. A consumer field without
+// omitempty is one the producer must send; renaming or dropping it on
+// either side fails the test.
+type Contract struct {
+	Samples func() []Sample
+	Reads   map[string]any // event type -> zero value of the consumer's struct
 }

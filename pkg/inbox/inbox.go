@@ -2,6 +2,14 @@
 // the record that the event was processed commit in one transaction, and
 // the offset is committed only afterwards. A redelivery (after a crash, a
 // rebalance or a producer retry) finds the record and changes nothing.
+//
+// One convention for every consumer: a Handler decodes the producer's
+// payload into the consumer's own struct and maps it to a call of a
+// domain use case, passing the inbox transaction adapted to the domain's
+// Tx port by the repository (customer: svc.ApplyAddressUpdate(ctx,
+// within(tx), ...) with within = store.Within). Undecodable or invalid
+// input is returned wrapped in Permanent (logged and skipped); any other
+// error is returned as is (rolled back and retried).
 package inbox
 
 import (
@@ -38,8 +46,24 @@ type permanentError struct{ error }
 
 func (p permanentError) Unwrap() error { return p.error }
 
+// errNoCause stands in for a nil error given to Permanent, so that the
+// event is still skipped and its log line still says why in words.
+var errNoCause = errors.New("permanent failure (no cause given)")
+
 // Permanent marks an error that retrying cannot fix (a malformed payload).
-func Permanent(err error) error { return permanentError{err} }
+// A nil err still marks a permanent failure, with a generic cause.
+func Permanent(err error) error {
+	if err == nil {
+		err = errNoCause
+	}
+	return permanentError{err}
+}
+
+// IsPermanent reports whether err was marked by Permanent.
+func IsPermanent(err error) bool {
+	var p permanentError
+	return errors.As(err, &p)
+}
 
 // Fetcher is the part of kafka.Reader the consumer needs.
 type Fetcher interface {
@@ -54,6 +78,7 @@ type Consumer struct {
 	pool   *pgxpool.Pool
 	handle Handler
 	log    *slog.Logger
+	batch  int // events per transaction; 0 or 1: one
 }
 
 // New returns a consumer; name identifies it in processed_events and is
@@ -76,10 +101,16 @@ func (c *Consumer) Run(ctx context.Context) error {
 			}
 			continue
 		}
-		if !c.process(ctx, m) {
+		msgs := []kafka.Message{m}
+		if c.batch > 1 {
+			msgs = c.gather(ctx, m)
+			if !c.processBatch(ctx, msgs) {
+				return nil
+			}
+		} else if !c.process(ctx, m) {
 			return nil
 		}
-		if err := c.reader.CommitMessages(ctx, m); err != nil && ctx.Err() == nil {
+		if err := c.reader.CommitMessages(ctx, msgs...); err != nil && ctx.Err() == nil {
 			c.log.Warn("consumer commit failed", "consumer", c.name, "err", err)
 		}
 	}
@@ -99,8 +130,7 @@ func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
 		if err == nil {
 			return true
 		}
-		var perm permanentError
-		if errors.As(err, &perm) {
+		if IsPermanent(err) {
 			c.log.Error("skipping event that cannot be applied", "consumer", c.name, "event_id", e.ID, "type", e.Type, "err", err)
 			return true
 		}
@@ -118,16 +148,20 @@ func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
 // Apply runs the handler for e unless this consumer already processed it.
 // It is exported so that tests and replays can feed events directly.
 func (c *Consumer) Apply(ctx context.Context, e event.Event) error {
-	return pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, c.name, e.ID)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return nil
-		}
-		return c.handle(ctx, tx, e)
-	})
+	return pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error { return c.applyIn(ctx, tx, e) })
+}
+
+// applyIn records e as processed and runs the handler in tx, unless e was
+// processed already.
+func (c *Consumer) applyIn(ctx context.Context, tx pgx.Tx, e event.Event) error {
+	tag, err := tx.Exec(ctx, `INSERT INTO processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, c.name, e.ID)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return nil
+	}
+	return c.handle(ctx, tx, e)
 }
 
 func sleep(ctx context.Context, d time.Duration) bool {

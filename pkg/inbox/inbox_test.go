@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,13 +22,50 @@ import (
 
 func TestRedeliveriesApplyOnceAndFailuresAreRetried(t *testing.T) {
 	t.Parallel()
-	pool, _ := pgtest.NewDB(t, inbox.Migration())
-	if _, err := pool.Exec(context.Background(), `CREATE TABLE effects (event_id text, n int)`); err != nil {
-		t.Fatal(err)
-	}
 	bus := kafkatest.Config(t)
 	topic := bus.Topic("in")
 	if err := kafkabus.EnsureTopics(context.Background(), bus, topic); err != nil {
+		t.Fatal(err)
+	}
+	w := kafkabus.NewWriter(bus)
+	defer w.Close()
+	send := func(value []byte) {
+		// A topic created a moment ago may be unknown to the writer's
+		// metadata for a little while.
+		var err error
+		for range 50 {
+			if err = w.WriteMessages(context.Background(), kafka.Message{Topic: topic, Key: []byte("k"), Value: value}); err == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatal(err)
+	}
+	a, _ := event.New("ok", "org", "test", nil)
+	f, _ := event.New("flaky", "org", "test", nil)
+	p, _ := event.New("poison", "org", "test", nil)
+	last, _ := event.New("ok", "org", "test", nil)
+	for _, e := range []event.Event{a, a, f, p} { // a twice: a duplicate delivery
+		b, _ := json.Marshal(e)
+		send(b)
+	}
+	send([]byte("not json"))
+	b, _ := json.Marshal(last)
+	send(b)
+	// The same messages, read one event at a time and batch at a time by
+	// two consumer groups.
+	for _, batch := range []int{1, 16} {
+		t.Run("batch "+strconv.Itoa(batch), func(t *testing.T) {
+			redeliveries(t, bus, topic, batch, a, f, p, last)
+		})
+	}
+}
+
+// redeliveries: duplicates apply once, a transient failure is retried, a
+// poison event is skipped with its partial effect undone.
+func redeliveries(t *testing.T, bus kafkabus.Config, topic string, batch int, a, f, p, last event.Event) {
+	pool, _ := pgtest.NewDB(t, inbox.Migration())
+	if _, err := pool.Exec(context.Background(), `CREATE TABLE effects (event_id text, n int)`); err != nil {
 		t.Fatal(err)
 	}
 	var failures atomic.Int32
@@ -36,37 +74,21 @@ func TestRedeliveriesApplyOnceAndFailuresAreRetried(t *testing.T) {
 		if e.Type == "flaky" && failures.Add(-1) >= 0 {
 			return errors.New("transient")
 		}
+		if _, err := tx.Exec(ctx, `INSERT INTO effects VALUES ($1, 1)`, e.ID); err != nil {
+			return err
+		}
 		if e.Type == "poison" {
 			return inbox.Permanent(errors.New("cannot apply"))
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO effects VALUES ($1, 1)`, e.ID)
-		return err
+		return nil
 	}
-	r := kafkabus.NewGroupReader(bus, bus.TopicPrefix+"g", topic)
+	group := bus.TopicPrefix + "g" + strconv.Itoa(batch)
+	r := kafkabus.NewGroupReader(bus, group, topic)
 	defer r.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { _ = inbox.New("g", r, pool, logging.Discard(), h).Run(ctx); close(done) }()
+	go func() { _ = inbox.New(group, r, pool, logging.Discard(), h).WithBatch(batch).Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
-
-	w := kafkabus.NewWriter(bus)
-	defer w.Close()
-	send := func(e event.Event) {
-		b, _ := json.Marshal(e)
-		if err := w.WriteMessages(context.Background(), kafka.Message{Topic: topic, Key: []byte("k"), Value: b}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	a, _ := event.New("ok", "org", "test", nil)
-	f, _ := event.New("flaky", "org", "test", nil)
-	p, _ := event.New("poison", "org", "test", nil)
-	last, _ := event.New("ok", "org", "test", nil)
-	send(a)
-	send(a) // duplicate delivery
-	send(f)
-	send(p)
-	_ = w.WriteMessages(context.Background(), kafka.Message{Topic: topic, Key: []byte("k"), Value: []byte("not json")})
-	send(last)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var n int

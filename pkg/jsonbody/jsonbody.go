@@ -1,9 +1,11 @@
-// Package jsonbody reads a JSON object request body and hands out its
-// fields one by one, collecting every problem (wrong type, unknown field)
-// as a field detail instead of stopping at the first. It tells apart a
-// field that is absent, explicitly null, or set, which partial updates
-// need. Malformed JSON is INVALID_JSON, an oversized body
-// PAYLOAD_TOO_LARGE, a non-JSON content type UNSUPPORTED_MEDIA_TYPE.
+// Package jsonbody reads a JSON object request body into a typed request
+// struct (ReadInto, Decode, Object.Into) or hands out its fields one by
+// one, collecting every problem (wrong type, unknown, refused or missing
+// required field) as a field detail with its path instead of stopping at
+// the first. With optional.Field members it tells apart a field that is
+// absent, explicitly null, or set, which partial updates need. Malformed
+// JSON is INVALID_JSON, an oversized body PAYLOAD_TOO_LARGE, a non-JSON
+// content type UNSUPPORTED_MEDIA_TYPE.
 package jsonbody
 
 import (
@@ -29,6 +31,17 @@ type Object struct {
 
 // Read reads and parses r's body, refusing more than max bytes.
 func Read(r *http.Request, max int64) (*Object, error) {
+	b, err := ReadRaw(r, max)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(b)
+}
+
+// ReadRaw reads r's body unparsed, with Read's checks (a JSON content
+// type, at most max bytes), for callers that also need the bytes (a
+// request fingerprint).
+func ReadRaw(r *http.Request, max int64) ([]byte, error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !hasJSONSuffix(mt)) {
@@ -43,7 +56,7 @@ func Read(r *http.Request, max int64) (*Object, error) {
 		}
 		return nil, apperr.New(apperr.KindInvalid, apperr.CodeInvalidJSON, "Request body could not be read")
 	}
-	return Parse(b)
+	return b, nil
 }
 
 func hasJSONSuffix(mt string) bool {

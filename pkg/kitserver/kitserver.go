@@ -1,12 +1,13 @@
 // Package kitserver adapts go-kit endpoints to the platform's HTTP
-// conventions: responses and errors in the envelope, one instrumentation
-// middleware keyed by operation name (log line with duration and error
-// code, request counter and latency histogram) instead of per-method
-// wrappers.
+// conventions: typed endpoints paired with typed request decoders,
+// responses and errors in the envelope, one instrumentation middleware
+// keyed by operation name (log line with duration and error code, request
+// counter and latency histogram) instead of per-method wrappers.
 package kitserver
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -29,10 +30,46 @@ type Result struct {
 	Cookies []*http.Cookie
 }
 
-// NewServer wraps an endpoint in a go-kit HTTP server that writes Results
-// and errors as envelopes.
-func NewServer(e endpoint.Endpoint, dec kithttp.DecodeRequestFunc, log *slog.Logger) *kithttp.Server {
-	return kithttp.NewServer(e, dec,
+// Endpoint is a go-kit endpoint that takes requests of type Req.
+// NewHandler pairs it with a decoder of the same Req, so the compiler
+// checks what service code would otherwise assert with req.(T).
+type Endpoint[Req any] struct{ kit endpoint.Endpoint }
+
+// NewEndpoint makes fn an Endpoint wrapped in mw, the first outermost (as
+// endpoint.Chain), typically an Instrumenter's Wrap.
+func NewEndpoint[Req any](fn func(ctx context.Context, req Req) (Result, error), mw ...endpoint.Middleware) Endpoint[Req] {
+	e := func(ctx context.Context, req any) (any, error) {
+		r, ok := req.(Req)
+		if !ok {
+			// Only a caller of Kit can get here; NewHandler cannot.
+			return nil, apperr.Internal(fmt.Errorf("kitserver: endpoint for %T called with %T", r, req))
+		}
+		return fn(ctx, r)
+	}
+	for i := len(mw) - 1; i >= 0; i-- {
+		e = mw[i](e)
+	}
+	return Endpoint[Req]{kit: e}
+}
+
+// Kit returns the go-kit endpoint, for go-kit transports and middleware.
+func (e Endpoint[Req]) Kit() endpoint.Endpoint { return e.kit }
+
+// Call runs the endpoint, middleware included, with req.
+func (e Endpoint[Req]) Call(ctx context.Context, req Req) (Result, error) {
+	resp, err := e.kit(ctx, req)
+	res, _ := resp.(Result)
+	return res, err
+}
+
+// NewHandler serves e over HTTP: dec turns the request into a Req (its
+// error, such as a jsonbody validation error, is answered as it is,
+// without calling e), and e's Result or error is written as an envelope.
+// It is the only way to serve an endpoint: there is no untyped form, so
+// service code never asserts req.(T).
+func NewHandler[Req any](e Endpoint[Req], dec func(context.Context, *http.Request) (Req, error), log *slog.Logger) http.Handler {
+	return kithttp.NewServer(e.kit,
+		func(ctx context.Context, r *http.Request) (any, error) { return dec(ctx, r) },
 		func(ctx context.Context, w http.ResponseWriter, resp any) error {
 			res := resp.(Result)
 			for _, c := range res.Cookies {

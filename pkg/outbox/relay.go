@@ -2,7 +2,6 @@ package outbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -10,6 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/segmentio/kafka-go"
+
+	"github.com/kycfield/kyc/pkg/pgdb"
 )
 
 // Publisher is the part of kafka.Writer the relay needs.
@@ -52,18 +53,14 @@ func (r *Relay) Run(ctx context.Context) error {
 // lead holds the election lock on a dedicated connection and relays while
 // it holds it.
 func (r *Relay) lead(ctx context.Context) error {
-	conn, err := r.pool.Acquire(ctx)
+	l, err := pgdb.Listen(ctx, r.pool, notifyChannel)
 	if err != nil {
-		return fmt.Errorf("acquire: %w", err)
+		return fmt.Errorf("listen: %w", err)
 	}
-	defer func() {
-		// The connection held a session lock and a LISTEN: never reuse it.
-		_ = conn.Conn().Close(context.Background())
-		conn.Release()
-	}()
+	defer l.Close()
 	for {
 		var got bool
-		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, relayLockKey).Scan(&got); err != nil {
+		if err := l.Conn().QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, relayLockKey).Scan(&got); err != nil {
 			return fmt.Errorf("lock: %w", err)
 		}
 		if got {
@@ -72,9 +69,6 @@ func (r *Relay) lead(ctx context.Context) error {
 		if !sleep(ctx, 2*time.Second) {
 			return nil
 		}
-	}
-	if _, err := conn.Exec(ctx, "LISTEN "+notifyChannel); err != nil {
-		return fmt.Errorf("listen: %w", err)
 	}
 	lastPrune := time.Time{}
 	for ctx.Err() == nil {
@@ -89,10 +83,7 @@ func (r *Relay) lead(ctx context.Context) error {
 		if n == r.batch {
 			continue
 		}
-		wctx, cancel := context.WithTimeout(ctx, r.poll)
-		_, err = conn.Conn().WaitForNotification(wctx)
-		cancel()
-		if err != nil && ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
+		if err := l.Wait(ctx, r.poll); err != nil && ctx.Err() == nil {
 			return fmt.Errorf("wait: %w", err)
 		}
 	}

@@ -58,6 +58,11 @@ type Migration struct {
 // without files (the zero Migration) is skipped.
 func Migrate(ctx context.Context, url string, sets ...Migration) error {
 	conn, err := pgx.Connect(ctx, url)
+	if isMissingDatabase(err) {
+		if err = createDatabase(ctx, url); err == nil {
+			conn, err = pgx.Connect(ctx, url)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("pgdb: migrate connect: %w", err)
 	}
@@ -76,6 +81,38 @@ func Migrate(ctx context.Context, url string, sets ...Migration) error {
 		if err := m.Migrate(ctx); err != nil {
 			return fmt.Errorf("pgdb: migrate %s: %w", s.VersionTable, err)
 		}
+	}
+	return nil
+}
+
+func isMissingDatabase(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "3D000" // invalid_catalog_name
+}
+
+// createDatabase creates the database url names, through the server's
+// maintenance database. A service owns its database, so it makes it
+// where it may (the local stack, a fresh compose volume); where the role
+// lacks CREATEDB (managed Postgres) the error says what to create.
+func createDatabase(ctx context.Context, url string) error {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return err
+	}
+	name := cfg.Database
+	cfg.Database = "postgres"
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("pgdb: database %s is missing and the server's postgres database is unreachable: %w", name, err)
+	}
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "42P04" { // duplicate_database: a replica won the race
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("pgdb: database %s is missing and could not be created (create it, or grant CREATEDB): %w", name, err)
 	}
 	return nil
 }

@@ -36,8 +36,9 @@ type Options struct {
 	DatabaseURL string
 	MaxConns    int32
 	// Migrations are the service's own (optional); outbox and inbox are
-	// always added.
+	// always added, and Kit's (e.g. pending.Migration) when given.
 	Migrations pgdb.Migration
+	Kit        []pgdb.Migration
 	// Topics (short names) the service publishes to or consumes from; they
 	// are created when missing.
 	Topics []string
@@ -59,8 +60,30 @@ type Base struct {
 	closers []func()
 }
 
-// Boot connects and migrates everything a service needs.
-func Boot(ctx context.Context, log *slog.Logger, o Options) (*Base, error) {
+// Run boots the service, lets setup add its own parts (routes, consumers,
+// stores) to the Base, and serves on addr until ctx ends. Whatever Boot
+// and setup opened is closed on every path, failures included.
+func Run(ctx context.Context, log *slog.Logger, o Options, addr string, onListen func(string), setup func(ctx context.Context, b *Base) error) error {
+	if migrateOnly(ctx) {
+		if err := migrate(ctx, o); err != nil {
+			return err
+		}
+		log.Info("migrated; exiting (migrate-only)")
+		return nil
+	}
+	b, err := boot(ctx, log, o)
+	if err != nil {
+		return err
+	}
+	if err := setup(ctx, b); err != nil {
+		b.Close()
+		return fmt.Errorf("%s: %w", o.Name, err)
+	}
+	return b.Serve(ctx, addr, onListen)
+}
+
+// boot connects and migrates everything a service needs.
+func boot(ctx context.Context, log *slog.Logger, o Options) (*Base, error) {
 	b := &Base{Name: o.Name, Log: log, Health: health.New(), Mux: http.NewServeMux(), common: o.Common}
 	ok := false
 	defer func() {
@@ -76,9 +99,7 @@ func Boot(ctx context.Context, log *slog.Logger, o Options) (*Base, error) {
 	if b.Signer, err = principal.NewSigner(o.Common.PrincipalSecrets, o.Common.PrincipalTTL); err != nil {
 		return nil, err
 	}
-	mctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	if err := pgdb.Migrate(mctx, o.DatabaseURL, o.Migrations, outbox.Migration(), inbox.Migration()); err != nil {
+	if err := migrate(ctx, o); err != nil {
 		return nil, err
 	}
 	if b.DB, err = pgdb.Open(ctx, o.DatabaseURL, o.MaxConns); err != nil {
@@ -107,6 +128,14 @@ func Boot(ctx context.Context, log *slog.Logger, o Options) (*Base, error) {
 	return b, nil
 }
 
+// migrate creates the service's database when missing and applies its
+// migrations, the kit's (outbox, inbox, o.Kit) included.
+func migrate(ctx context.Context, o Options) error {
+	mctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	return pgdb.Migrate(mctx, o.DatabaseURL, append([]pgdb.Migration{o.Migrations, outbox.Migration(), inbox.Migration()}, o.Kit...)...)
+}
+
 // AddWorker runs w beside the HTTP server for the life of the process.
 func (b *Base) AddWorker(w server.Worker) { b.workers = append(b.workers, w) }
 
@@ -117,6 +146,12 @@ func (b *Base) AddCloser(f func()) { b.closers = append(b.closers, f) }
 // The group id carries the topic prefix, so that deployments (and tests)
 // sharing a broker never share a group.
 func (b *Base) Consume(group string, h inbox.Handler, topics ...string) {
+	b.ConsumeBatch(group, 1, h, topics...)
+}
+
+// ConsumeBatch is Consume applying up to batch waiting events per
+// transaction (see inbox.Consumer.WithBatch).
+func (b *Base) ConsumeBatch(group string, batch int, h inbox.Handler, topics ...string) {
 	full := make([]string, len(topics))
 	for i, t := range topics {
 		full[i] = b.Bus.Topic(t)
@@ -124,7 +159,7 @@ func (b *Base) Consume(group string, h inbox.Handler, topics ...string) {
 	group = b.Bus.TopicPrefix + group
 	r := kafkabus.NewGroupReader(b.Bus, group, full...)
 	b.closers = append(b.closers, func() { _ = r.Close() })
-	b.AddWorker(inbox.New(group, r, b.DB, b.Log, h).Run)
+	b.AddWorker(inbox.New(group, r, b.DB, b.Log, h).WithBatch(batch).Run)
 }
 
 // Protect requires a gateway-signed principal of one of kinds on h.
@@ -148,16 +183,16 @@ func (b *Base) Close() {
 	b.closers = nil
 }
 
-// NotImplemented answers the given routes (net/http patterns) with 501
-// NOT_IMPLEMENTED for callers with a valid API-key principal: the route
-// exists and is owned here, its behaviour arrives with the context's own
-// issue.
-func (b *Base) NotImplemented(patterns ...string) {
-	h := b.Protect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		envelope.Fail(r.Context(), w, b.Log, apperr.New(apperr.KindNotImplemented, apperr.CodeNotImplemented,
+// NotImplemented mounts patterns (net/http patterns) on mux answering 501
+// NOT_IMPLEMENTED behind protect, so that only a caller with a valid
+// API-key principal learns even that the route exists: it is owned here,
+// and its behaviour arrives with the context's own issue.
+func NotImplemented(mux *http.ServeMux, protect func(http.Handler, ...principal.Kind) http.Handler, log *slog.Logger, patterns ...string) {
+	h := protect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		envelope.Fail(r.Context(), w, log, apperr.New(apperr.KindNotImplemented, apperr.CodeNotImplemented,
 			"This endpoint is not available yet"))
 	}), principal.KindAPIKey)
 	for _, p := range patterns {
-		b.Mux.Handle(p, h)
+		mux.Handle(p, h)
 	}
 }

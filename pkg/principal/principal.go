@@ -22,6 +22,11 @@ import (
 // Header carries the signed principal from the gateway to a service.
 const Header = "X-Kyc-Principal"
 
+// AgentTokenHeader carries a field agent's session token from the
+// gateway to the verification service, which checks it (the gateway moves
+// it out of Authorization, which services never receive).
+const AgentTokenHeader = "X-Kyc-Agent-Token"
+
 // Kind says how the caller was authenticated.
 type Kind string
 
@@ -34,6 +39,11 @@ const (
 	KindEdge Kind = "edge"
 	// KindGateway is the gateway calling a service on its own behalf.
 	KindGateway Kind = "gateway"
+	// KindService is another service calling on an organization's and
+	// environment's behalf, inside the platform (never through the
+	// gateway): the reporting service reading a customer's evidence photos
+	// to put them in the report.
+	KindService Kind = "service"
 )
 
 // Env is the data environment a caller works in.

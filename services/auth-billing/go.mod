@@ -3,7 +3,6 @@ module github.com/kycfield/kyc/services/auth-billing
 go 1.26.8
 
 require (
-	github.com/go-kit/kit v0.13.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/kycfield/kyc/pkg v0.0.0
 	github.com/redis/go-redis/v9 v9.23.0
@@ -19,6 +18,7 @@ require (
 	github.com/caarlos0/env/v11 v11.4.2 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/go-kit/kit v0.13.0 // indirect
 	github.com/go-kit/log v0.2.0 // indirect
 	github.com/go-logfmt/logfmt v0.5.1 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect

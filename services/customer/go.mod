@@ -3,8 +3,8 @@ module github.com/kycfield/kyc/services/customer
 go 1.26.8
 
 require (
-	github.com/go-kit/kit v0.13.0
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/kycfield/kyc/api v0.0.0
 	github.com/kycfield/kyc/pkg v0.0.0
 	golang.org/x/text v0.42.0
 )
@@ -18,6 +18,7 @@ require (
 	github.com/caarlos0/env/v11 v11.4.2 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/go-kit/kit v0.13.0 // indirect
 	github.com/go-kit/log v0.2.0 // indirect
 	github.com/go-logfmt/logfmt v0.5.1 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
@@ -63,4 +64,7 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
-replace github.com/kycfield/kyc/pkg => ../../pkg
+replace (
+	github.com/kycfield/kyc/api => ../../api
+	github.com/kycfield/kyc/pkg => ../../pkg
+)

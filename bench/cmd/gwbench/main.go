@@ -18,7 +18,6 @@ import (
 	"net/url"
 	"os"
 	"runtime/pprof"
-	"testing"
 	"time"
 
 	"github.com/kycfield/kyc/bench/load"
@@ -40,7 +39,7 @@ func main() {
 		log.Fatal(err)
 	}
 	defer p.Stop()
-	t := &fakeT{}
+	t := load.TB{}
 	org := p.NewOrg(t, "enterprise") // no daily cap, but every request is still counted in Redis
 	_, key := p.NewKey(t, org, "live")
 	r := p.API(t, "POST", "/api/v1/customers", key, map[string]any{"firstName": "Ngozi", "lastName": "Okafor", "phone": "+2348031234567",
@@ -153,13 +152,3 @@ func bareProxy(target string, s *principal.Signer, who principal.Principal) stri
 	go func() { _ = http.Serve(ln, rp) }()
 	return "http://" + ln.Addr().String()
 }
-
-// fakeT lets the harness helpers (written for tests) run in a command.
-type fakeT struct{ testing.TB }
-
-func (fakeT) Helper()                      {}
-func (fakeT) Name() string                 { return "bench" }
-func (fakeT) Fatalf(f string, args ...any) { log.Fatalf(f, args...) }
-func (fakeT) Errorf(f string, args ...any) { log.Printf(f, args...) }
-func (fakeT) Cleanup(func())               {}
-func (fakeT) Logf(f string, args ...any)   { log.Printf(f, args...) }

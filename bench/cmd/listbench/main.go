@@ -1,11 +1,20 @@
-// Command listbench measures GET /api/v1/customers at scale: it seeds one
-// organization with N customers (default 1,000,000) in a dedicated
-// database (kept between runs; seeding takes minutes), runs the real
-// customer service on it, and times each kind of list request — first
-// page, status filter, broad and narrow searches, phone prefix, a deep
-// page and cursor paging — reporting p50/p99/max.
+// Command listbench measures GET /api/v1/customers at scale: it seeds a
+// dedicated database (kept between runs and named after the layout;
+// seeding takes minutes), runs the real customer service on it, and times
+// each kind of list request — first page, status filter, broad and
+// narrow searches, phone prefix, a deep page and cursor paging — in
+// rounds, reporting p50/p99/max. It then prints the plans PostgreSQL ran
+// for the search requests (EXPLAIN ANALYZE, BUFFERS, via auto_explain).
 //
-//	go run ./bench/cmd/listbench -rows 1000000 -n 300
+// Single tenant: 1,000,000 customers in one organization:
+//
+//	go run ./cmd/listbench -rows 1000000
+//
+// Multi-tenant: the same organization in a table shared with 400 others
+// holding 4,000,000 more customers (the same names: other lenders have
+// their Ngozis too):
+//
+//	go run ./cmd/listbench -rows 1000000 -tenants 400 -other-rows 4000000
 package main
 
 import (
@@ -13,7 +22,6 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strings"
@@ -23,210 +31,242 @@ import (
 
 	"github.com/kycfield/kyc/bench/load"
 	"github.com/kycfield/kyc/pkg/config"
-	"github.com/kycfield/kyc/pkg/ids"
-	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/pkg/kafkatest"
 	"github.com/kycfield/kyc/pkg/logging"
-	"github.com/kycfield/kyc/pkg/outbox"
-	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/pkg/pgtest"
 	"github.com/kycfield/kyc/pkg/principal"
 	customer "github.com/kycfield/kyc/services/customer/app"
-	"github.com/kycfield/kyc/services/customer/migrations"
 )
 
-const org = "org_bench"
+// smallOrg is one of the other organizations (about other-rows/tenants
+// customers), measured in multi-tenant mode to show a small lender's
+// search does not pay for the big one's rows.
+const smallOrg = "org_other_000"
 
-var (
-	firstNames = []string{"Chiamaka", "Emeka", "Ngozi", "Tunde", "Aisha", "Bola", "Chinedu", "Fatima", "Ibrahim", "Kemi",
-		"Musa", "Nneka", "Olumide", "Sade", "Uche", "Yusuf", "Zainab", "Obinna", "Halima", "Segun"}
-	lastNames = []string{"Okafor", "Adeyemi", "Bello", "Eze", "Ibrahim", "Nwosu", "Ogunleye", "Okeke", "Olawale", "Suleiman",
-		"Abubakar", "Balogun", "Chukwu", "Danjuma", "Ekwueme", "Fashola", "Garba", "Ihejirika", "Johnson", "Kalu"}
-	domains  = []string{"gmail.com", "gmail.com", "gmail.com", "yahoo.com", "yahoo.com", "outlook.com", "lender.ng"}
-	statuses = []string{"PENDING", "PENDING", "PENDING", "IN_PROGRESS", "IN_PROGRESS", "VERIFIED", "VERIFIED", "VERIFIED", "REJECTED"}
-)
+// kind is one kind of list request.
+type kind struct {
+	name, query string
+	org         string // benchOrg unless set
+}
 
 func main() {
-	rows := flag.Int("rows", 1_000_000, "customers in the organization")
-	n := flag.Int("n", 300, "requests per query kind")
-	dbName := flag.String("db", "kyc_bench_customers_v3", "database kept between runs")
+	var l layout
+	flag.IntVar(&l.rows, "rows", 1_000_000, "customers in the measured organization")
+	flag.IntVar(&l.tenants, "tenants", 0, "other organizations sharing the table (multi-tenant mode; with -other-rows)")
+	flag.IntVar(&l.otherRows, "other-rows", 0, "customers spread over the other organizations")
+	n := flag.Int("n", 200, "requests per kind and round")
+	rounds := flag.Int("rounds", 2, "rounds; each sends every kind n times in turn")
+	dbName := flag.String("db", "", "database kept between runs (default: named after the layout)")
+	fresh := flag.Bool("fresh", false, "drop the kept database and seed again")
+	drop := flag.Bool("drop", false, "drop the database when done")
+	explain := flag.Bool("explain", true, "print the plans of the search requests")
 	flag.Parse()
+	if (l.tenants == 0) != (l.otherRows == 0) || l.rows < 1000 {
+		log.Fatal("-tenants and -other-rows go together; -rows is at least 1000")
+	}
+	if *dbName == "" {
+		*dbName = l.dbName()
+	}
 	ctx := context.Background()
-	dbURL := strings.Replace(pgtest.AdminURL(), "/postgres?", "/"+*dbName+"?", 1)
-	admin, err := pgx.Connect(ctx, pgtest.AdminURL())
+	dbURL, err := prepare(ctx, pgtest.AdminURL(), *dbName, l, *fresh)
 	if err != nil {
 		log.Fatal(err)
 	}
-	_, _ = admin.Exec(ctx, "CREATE DATABASE "+*dbName)
-	admin.Close(ctx)
-	if err := pgdb.Migrate(ctx, dbURL, migrations.Set(), outbox.Migration(), inbox.Migration()); err != nil {
-		log.Fatal(err)
-	}
-	if err := seed(ctx, dbURL, *rows); err != nil {
-		log.Fatal(err)
-	}
-
-	var cfg customer.Config
-	if err := config.Load(&cfg); err != nil {
-		log.Fatal(err)
-	}
-	bus, err := kafkatest.NewConfig(ctx)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer kafkatest.DeleteTopics(bus)
-	cfg.KafkaBrokers, cfg.KafkaTopicPrefix, cfg.HTTPAddr, cfg.DatabaseURL = bus.Brokers, bus.TopicPrefix, "127.0.0.1:0", dbURL
-	addr := make(chan string, 1)
-	sctx, stop := context.WithCancel(ctx)
-	defer stop()
-	go func() {
-		if err := customer.Run(sctx, cfg, logging.Discard(), func(a string) { addr <- a }); err != nil {
-			log.Fatal(err)
-		}
-	}()
-	base := "http://" + <-addr
-	signer, _ := principal.NewSigner(cfg.PrincipalSecrets, cfg.PrincipalTTL)
-	who := principal.Principal{Kind: principal.KindAPIKey, OrgID: org, Env: principal.EnvLive, KeyID: "bench", Scopes: []string{principal.ScopeRead}}
-	client := load.Client(4)
-	get := func(q string) (*http.Response, error) {
-		req, _ := http.NewRequest("GET", base+"/api/v1/customers"+q, nil)
-		req.Header.Set(principal.Header, signer.Sign(who, "GET", "/api/v1/customers"))
-		return client.Do(req)
-	}
-	first, _ := get("?limit=20")
-	first.Body.Close()
-	cursorFor := func(page int) string {
-		q := "?limit=100"
-		c := ""
-		for range page {
-			resp, err := get(q + c)
-			if err != nil {
-				log.Fatal(err)
+	if *drop {
+		defer func() {
+			if err := dropDB(ctx, pgtest.AdminURL(), *dbName); err != nil {
+				log.Print(err)
 			}
-			var body struct {
-				Data struct {
-					Pagination struct{ NextCursor string }
-				}
-			}
-			_ = decode(resp, &body)
-			c = "&cursor=" + body.Data.Pagination.NextCursor
-		}
-		return c
+		}()
 	}
-	deep := cursorFor(200) // after 20,000 customers
-	// Narrow searches look for values one real customer has.
-	var email, phone, last string
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		log.Fatal(err)
-	}
-	err = conn.QueryRow(ctx, `SELECT email, phone, last_name FROM customers WHERE org_id = $1 ORDER BY id LIMIT 1 OFFSET 424242`, org).Scan(&email, &phone, &last)
-	conn.Close(ctx)
-	if err != nil {
-		log.Fatal(err)
-	}
-	local := email[:strings.IndexByte(email, '@')]
-	kinds := []struct{ name, query string }{
-		{"first page", "?limit=20"},
-		{"status filter", "?status=VERIFIED&limit=20"},
-		{"status filter, page 50", "?status=REJECTED&limit=20&page=50"},
-		{"broad search", "?search=" + url.QueryEscape("chiamaka")},
-		{"full-name search", "?search=" + url.QueryEscape("ngozi okafor")},
-		{"one email", "?search=" + url.QueryEscape(email)},
-		{"email fragment", "?search=" + url.QueryEscape(strings.ToUpper(local[len(local)-10:]))},
-		{"rare substring", "?search=" + url.QueryEscape(strings.ToLower(last[1:])+"9999")},
-		{"search + status", "?search=" + url.QueryEscape("emeka") + "&status=PENDING"},
-		{"phone prefix", "?search=" + url.QueryEscape("0"+phone[4:10])},
-		{"full phone", "?search=" + url.QueryEscape("0"+phone[4:])},
-		{"page 500 (offset 9,980)", "?limit=20&page=500"},
-		{"cursor after 20,000", "?limit=20" + deep},
-	}
-	fmt.Printf("GET /api/v1/customers on %d customers in one organization, %d sequential requests per kind\n\n", *rows, *n)
-	fmt.Println("| request | p50 ms | p99 ms | max ms | total |\n|---|---:|---:|---:|---:|")
-	for _, k := range kinds {
-		var lat []time.Duration
-		var total string
-		for range *n {
-			t0 := time.Now()
-			resp, err := get(k.query)
-			if err != nil || resp.StatusCode != http.StatusOK {
-				log.Fatalf("%s: %v %v", k.name, err, resp)
-			}
-			var body struct {
-				Data struct {
-					Pagination struct {
-						Total      int64
-						TotalExact bool
-					}
-				}
-			}
-			_ = decode(resp, &body)
-			lat = append(lat, time.Since(t0))
-			total = fmt.Sprint(body.Data.Pagination.Total)
-			if !body.Data.Pagination.TotalExact {
-				total += " (capped)"
-			}
-		}
-		r := load.Summarise(k.name, lat, 0, time.Second)
-		fmt.Printf("| %s `%s` | %.2f | %.2f | %.2f | %s |\n", k.name, k.query[:min(len(k.query), 60)], load.MS(r.P50), load.MS(r.P99), load.MS(r.Max), total)
+	if err := run(ctx, dbURL, l, *n, *rounds, *explain); err != nil {
+		log.Print(err)
 	}
 }
 
-// seed fills the organization up to rows customers with COPY.
-func seed(ctx context.Context, dbURL string, rows int) error {
-	conn, err := pgx.Connect(ctx, dbURL)
+func run(ctx context.Context, dbURL string, l layout, n, rounds int, explain bool) error {
+	bus, err := kafkatest.NewConfig(ctx)
 	if err != nil {
 		return err
 	}
-	defer conn.Close(ctx)
-	var have int
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM customers WHERE org_id = $1`, org).Scan(&have); err != nil {
+	defer kafkatest.DeleteTopics(bus)
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var cfg customer.Config
+	if err := config.Load(&cfg); err != nil {
 		return err
 	}
-	if have >= rows {
+	cfg.KafkaBrokers, cfg.KafkaTopicPrefix, cfg.HTTPAddr = bus.Brokers, bus.TopicPrefix, "127.0.0.1:0"
+	base, err := serve(ctx, cfg, dbURL)
+	if err != nil {
+		return err
+	}
+	signer, err := principal.NewSigner(cfg.PrincipalSecrets, cfg.PrincipalTTL)
+	if err != nil {
+		return err
+	}
+	client := load.Client(4)
+	get := func(base, org, q string) (page, error) {
+		req, _ := http.NewRequest("GET", base+"/api/v1/customers"+q, nil)
+		who := principal.Principal{Kind: principal.KindAPIKey, OrgID: org, Env: principal.EnvLive, KeyID: "bench", Scopes: []string{principal.ScopeRead}}
+		req.Header.Set(principal.Header, signer.Sign(who, "GET", "/api/v1/customers"))
+		resp, err := client.Do(req)
+		if err != nil {
+			return page{}, err
+		}
+		var body struct{ Data page }
+		if err := decode(resp, &body); err != nil || resp.StatusCode != http.StatusOK {
+			return page{}, fmt.Errorf("GET %s: %d %v", q, resp.StatusCode, err)
+		}
+		return body.Data, nil
+	}
+	kinds, err := requestKinds(ctx, dbURL, l, func(q string) (page, error) { return get(base, benchOrg, q) })
+	if err != nil {
+		return err
+	}
+
+	fmt.Printf("GET /api/v1/customers, %s; %d rounds of %d sequential requests per kind\n\n", l, rounds, n)
+	lat := make([][]time.Duration, len(kinds))
+	p99s := make([][]string, len(kinds))
+	totals := make([]string, len(kinds))
+	for r := range rounds {
+		for i, k := range kinds {
+			var round []time.Duration
+			for range n {
+				t0 := time.Now()
+				p, err := get(base, k.org, k.query)
+				if err != nil {
+					return fmt.Errorf("%s: %w", k.name, err)
+				}
+				round = append(round, time.Since(t0))
+				totals[i] = p.Pagination.total()
+			}
+			lat[i] = append(lat[i], round...)
+			p99s[i] = append(p99s[i], fmt.Sprintf("%.1f", load.MS(load.Summarise("", round, 0, time.Second).P99)))
+		}
+		log.Printf("round %d/%d done", r+1, rounds)
+	}
+	fmt.Println("| request | p50 ms | p99 ms | p99 by round | max ms | first ms | total |\n|---|---:|---:|---:|---:|---:|---:|")
+	for i, k := range kinds {
+		first := lat[i][0]
+		s := load.Summarise(k.name, lat[i], 0, time.Second)
+		fmt.Printf("| %s `%s` | %.2f | %.2f | %s | %.2f | %.2f | %s |\n", k.name, k.query[:min(len(k.query), 60)],
+			load.MS(s.P50), load.MS(s.P99), strings.Join(p99s[i], " / "), load.MS(s.Max), load.MS(first), totals[i])
+	}
+	if !explain {
 		return nil
 	}
-	log.Printf("seeding %d customers (first run only; this takes a few minutes)", rows-have)
-	start := time.Now()
-	base := time.Now().Add(-time.Duration(rows) * time.Minute)
-	const batch = 50_000
-	for done := have; done < rows; done += batch {
-		end := min(done+batch, rows)
-		var cust, addr [][]any
-		for i := done; i < end; i++ {
-			id := ids.New("cus")
-			fn, ln := firstNames[rand.IntN(len(firstNames))], lastNames[rand.IntN(len(lastNames))]
-			// A bijection of i: unique numbers that, as in real life, say
-			// nothing about when the customer was created.
-			phone := fmt.Sprintf("+23480%08d", (uint64(i)*7919*104729)%100_000_000)
-			email := fmt.Sprintf("%s.%s%d@%s", strings.ToLower(fn), strings.ToLower(ln), i, domains[rand.IntN(len(domains))])
-			at := base.Add(time.Duration(i) * time.Minute)
-			status := statuses[rand.IntN(len(statuses))]
-			search := strings.ToLower(fn + " " + ln + " " + email + " " + phone)
-			cust = append(cust, []any{id, org, "live", fn, ln, phone, email, status, at, at, at, search})
-			addr = append(addr, []any{ids.New("adr"), id, 0, "Adeola Odeku Street", "Lagos", "Lagos", "Nigeria", "PENDING", at, at})
-		}
-		if _, err := conn.CopyFrom(ctx, pgx.Identifier{"customers"}, []string{"id", "org_id", "env", "first_name", "last_name", "phone",
-			"email", "status", "submitted_at", "created_at", "updated_at", "search_text"}, pgx.CopyFromRows(cust)); err != nil {
-			return err
-		}
-		if _, err := conn.CopyFrom(ctx, pgx.Identifier{"addresses"}, []string{"id", "customer_id", "position", "street_name", "city",
-			"state", "country", "status", "created_at", "updated_at"}, pgx.CopyFromRows(addr)); err != nil {
-			return err
-		}
-		log.Printf("  %d/%d (%s)", end, rows, time.Since(start).Round(time.Second))
+	// A second instance of the service whose connections report their
+	// plans; the timings above never went through the relay.
+	tap, tapURL, err := newPlanTap(dbURL)
+	if err != nil {
+		return err
 	}
-	for _, q := range []string{
-		`DELETE FROM customer_counts WHERE org_id = '` + org + `'`,
-		`INSERT INTO customer_counts (org_id, env, status, n)
-		 SELECT org_id, env, status, count(*) FROM customers WHERE org_id = '` + org + `' AND deleted_at IS NULL GROUP BY 1, 2, 3
-		 UNION ALL SELECT org_id, env, 'ALL', count(*) FROM customers WHERE org_id = '` + org + `' AND deleted_at IS NULL GROUP BY 1, 2`,
-		`VACUUM ANALYZE customers`, `VACUUM ANALYZE addresses`,
-	} {
-		if _, err := conn.Exec(ctx, q); err != nil {
+	defer tap.Close()
+	tapBase, err := serve(ctx, cfg, tapURL)
+	if err != nil {
+		return err
+	}
+	fmt.Println("\nPlans of the search requests (auto_explain: EXPLAIN ANALYZE, BUFFERS of the service's own statements; second request of each, warm):")
+	for _, k := range kinds {
+		if !strings.Contains(k.query, "search=") {
+			continue
+		}
+		if _, err := get(tapBase, k.org, k.query); err != nil {
 			return err
 		}
+		tap.collect()
+		if _, err := get(tapBase, k.org, k.query); err != nil {
+			return err
+		}
+		fmt.Printf("\n#### %s `%s`\n\n```\n", k.name, k.query)
+		for _, p := range tap.take() {
+			fmt.Println(strings.TrimSpace(p))
+		}
+		fmt.Println("```")
 	}
-	log.Printf("seeded in %s", time.Since(start).Round(time.Second))
 	return nil
+}
+
+// serve starts the customer service on dbURL and returns its base URL.
+func serve(ctx context.Context, cfg customer.Config, dbURL string) (string, error) {
+	cfg.DatabaseURL = dbURL
+	addr := make(chan string, 1)
+	failed := make(chan error, 1)
+	go func() { failed <- customer.Run(ctx, cfg, logging.Discard(), func(a string) { addr <- a }) }()
+	select {
+	case a := <-addr:
+		return "http://" + a, nil
+	case err := <-failed:
+		return "", fmt.Errorf("customer service: %w", err)
+	}
+}
+
+// page is the part of a list response the benchmark reads.
+type page struct {
+	Pagination pagination
+}
+
+type pagination struct {
+	Total      int64
+	TotalExact bool
+	NextCursor string
+}
+
+func (p pagination) total() string {
+	if !p.TotalExact {
+		return fmt.Sprintf("%d (capped)", p.Total)
+	}
+	return fmt.Sprint(p.Total)
+}
+
+// requestKinds returns the requests measured. Narrow searches look for
+// values one real customer of the measured organization has.
+func requestKinds(ctx context.Context, dbURL string, l layout, get func(q string) (page, error)) ([]kind, error) {
+	c := ""
+	for range 200 { // 200 pages of 100: a cursor after 20,000 customers
+		p, err := get("?limit=100" + c)
+		if err != nil {
+			return nil, err
+		}
+		c = "&cursor=" + p.Pagination.NextCursor
+	}
+	var email, phone, last string
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(ctx)
+	err = conn.QueryRow(ctx, `SELECT email, phone, last_name FROM customers WHERE org_id = $1 AND env = 'live' ORDER BY id LIMIT 1 OFFSET $2`,
+		benchOrg, int64(l.rows)*424242/1_000_000).Scan(&email, &phone, &last)
+	if err != nil {
+		return nil, err
+	}
+	local := email[:strings.IndexByte(email, '@')]
+	number := strings.TrimLeft(local, "abcdefghijklmnopqrstuvwxyz.") // the seed puts the row number in every email
+	kinds := []kind{
+		{"first page", "?limit=20", ""},
+		{"status filter", "?status=VERIFIED&limit=20", ""},
+		{"status filter, page 50", "?status=REJECTED&limit=20&page=50", ""},
+		{"broad search", "?search=" + url.QueryEscape("chiamaka"), ""},
+		{"very broad search", "?search=" + url.QueryEscape("gmail"), ""},
+		{"full-name search", "?search=" + url.QueryEscape("ngozi okafor"), ""},
+		{"one email", "?search=" + url.QueryEscape(email), ""},
+		{"email fragment", "?search=" + url.QueryEscape(strings.ToUpper(local[len(local)-10:])), ""},
+		{"rare substring", "?search=" + url.QueryEscape(strings.ToLower(last[1:])+number[:min(4, len(number))]), ""},
+		{"search + status", "?search=" + url.QueryEscape("emeka") + "&status=PENDING", ""},
+		{"phone prefix", "?search=" + url.QueryEscape("0"+phone[4:10]), ""},
+		{"full phone", "?search=" + url.QueryEscape("0"+phone[4:]), ""},
+		{"page 500 (offset 9,980)", "?limit=20&page=500", ""},
+		{"cursor after 20,000", "?limit=20" + c, ""},
+	}
+	if l.tenants > 0 {
+		kinds = append(kinds, kind{"full-name search, small org", "?search=" + url.QueryEscape("ngozi okafor"), smallOrg})
+	}
+	for i := range kinds {
+		if kinds[i].org == "" {
+			kinds[i].org = benchOrg
+		}
+	}
+	return kinds, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/kycfield/kyc/gateway/internal/keys"
 	"github.com/kycfield/kyc/gateway/internal/quota"
 	"github.com/kycfield/kyc/gateway/internal/routes"
+	"github.com/kycfield/kyc/pkg/apikey"
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/principal"
 )
@@ -31,12 +32,12 @@ var (
 // apiKey runs the API-key pipeline for one request.
 func (g *Gateway) apiKey(w http.ResponseWriter, r *http.Request, rt routes.Route) {
 	ctx := r.Context()
-	secret, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || secret == "" {
+	secret, ok := bearerToken(r.Header.Get("Authorization"))
+	if !ok {
 		g.fail(w, r, errMissingKey)
 		return
 	}
-	id, err := g.resolver.Resolve(ctx, strings.TrimSpace(secret))
+	id, err := g.resolver.Resolve(ctx, secret)
 	switch {
 	case errors.Is(err, keys.ErrUnavailable):
 		g.fail(w, r, apperr.Unavailable("Authentication", err))
@@ -62,7 +63,7 @@ func (g *Gateway) apiKey(w http.ResponseWriter, r *http.Request, rt routes.Route
 		return
 	}
 	if id.Key.Env == principal.EnvLive && !id.Org.Plan.LiveAccess {
-		g.fail(w, r, apperr.New(apperr.KindForbidden, CodePlanUpgradeRequired,
+		g.fail(w, r, apperr.New(apperr.KindForbidden, apikey.CodePlanUpgradeRequired,
 			"Live (production) access requires the Growth or Enterprise plan; upgrade from the dashboard"))
 		return
 	}
@@ -71,11 +72,28 @@ func (g *Gateway) apiKey(w http.ResponseWriter, r *http.Request, rt routes.Route
 		return
 	}
 	if r.Method == http.MethodPost && r.Header.Get(idempotency.Header) != "" {
-		if !g.beginIdempotent(w, r, st, body) {
+		begin := g.beginIdempotent
+		if body == nil && rt.Body == routes.BodyUpload {
+			begin = g.beginIdempotentUpload
+		}
+		if !begin(w, r, st, body) {
 			return
 		}
 	}
 	g.forward(w, r, rt, st)
+}
+
+// bearerToken returns the token of an Authorization header using the
+// Bearer scheme. The scheme name is case-insensitive and one or more spaces
+// may separate it from the token (RFC 7235 section 2.1, RFC 6750 section
+// 2.1): "bearer mk_test_..." is as good as "Bearer mk_test_...".
+func bearerToken(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimLeft(token, " \t")
+	return token, token != ""
 }
 
 func setRateHeaders(w http.ResponseWriter, d quota.Decision) {
@@ -92,8 +110,24 @@ func setRateHeaders(w http.ResponseWriter, d quota.Decision) {
 	h.Set("X-RateLimit-Reset", reset)
 }
 
+// limitAgentBody enforces an agent route's body size: JSON as usual,
+// multipart uploads streamed under the upload limit.
+func (g *Gateway) limitAgentBody(w http.ResponseWriter, r *http.Request, rt routes.Route) bool {
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); rt.Body == routes.BodyUpload && mt == "multipart/form-data" {
+		if r.ContentLength > g.opt.MaxUpload {
+			g.fail(w, r, g.uploadTooLarge)
+			return false
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, g.opt.MaxUpload)
+		return true
+	}
+	_, ok := g.limitBody(w, r, rt)
+	return ok
+}
+
 // limitBody enforces the route's body size, buffering JSON bodies (they
-// are small, and idempotency needs them) and streaming uploads. It returns
+// are small, and idempotency needs them) and streaming uploads (their
+// idempotency fingerprints the stream: beginIdempotentUpload). It returns
 // the buffered body (nil when streamed) and false when it has answered.
 func (g *Gateway) limitBody(w http.ResponseWriter, r *http.Request, rt routes.Route) ([]byte, bool) {
 	if rt.Body == routes.BodyNone {
@@ -111,7 +145,7 @@ func (g *Gateway) limitBody(w http.ResponseWriter, r *http.Request, rt routes.Ro
 		g.fail(w, r, tooLarge)
 		return nil, false
 	}
-	if upload && r.Header.Get(idempotency.Header) == "" {
+	if upload { // streamed, fingerprinted on the way when it has a key
 		r.Body = http.MaxBytesReader(w, r.Body, max)
 		return nil, true
 	}
@@ -132,27 +166,83 @@ func (g *Gateway) limitBody(w http.ResponseWriter, r *http.Request, rt routes.Ro
 // beginIdempotent claims the request's key or answers from what is
 // stored. It returns true when the request should run.
 func (g *Gateway) beginIdempotent(w http.ResponseWriter, r *http.Request, st *state, body []byte) bool {
-	k := r.Header.Get(idempotency.Header)
-	if !idempotency.ValidKey(k) {
-		g.fail(w, r, apperr.Validation(apperr.Detail{Field: idempotency.Header, Message: "must be 1-255 visible ASCII characters"}))
+	scope, k, ok := g.idemKey(w, r, st)
+	if !ok {
 		return false
 	}
 	fp := idempotency.Fingerprint(r.Method, r.URL.Path, body)
-	scope := st.p.OrgID + ":" + string(st.p.Env)
 	outcome, stored, err := g.idem.Begin(r.Context(), scope, k, fp)
-	switch {
-	case err != nil:
+	if err != nil {
 		g.fail(w, r, apperr.Unavailable("The idempotency store", err))
 		return false
-	case outcome == idempotency.Reused:
+	}
+	if outcome != idempotency.Proceed {
+		g.answerIdempotent(w, r, outcome, stored)
+		return false
+	}
+	st.idem = &idemClaim{scope: scope, key: k, fp: fp}
+	return true
+}
+
+// beginIdempotentUpload is beginIdempotent for a multipart upload, which
+// is never buffered: a first request is fingerprinted as it streams to the
+// service (the proxy stores the answer under that fingerprint); a retry of
+// a finished one is read through the hash and discarded, then compared.
+func (g *Gateway) beginIdempotentUpload(w http.ResponseWriter, r *http.Request, st *state, _ []byte) bool {
+	scope, k, ok := g.idemKey(w, r, st)
+	if !ok {
+		return false
+	}
+	stored, err := g.idem.Claim(r.Context(), scope, k, "")
+	if err != nil {
+		g.fail(w, r, apperr.Unavailable("The idempotency store", err))
+		return false
+	}
+	body := idempotency.NewStreamedBody(r.Method, r.URL.Path, r.Header.Get("Content-Type"))
+	if stored == nil { // the proxy attaches body to the outgoing request
+		st.idem = &idemClaim{scope: scope, key: k, body: body}
+		return true
+	}
+	if outcome := idempotency.Judge(stored, ""); outcome == idempotency.InProgress {
+		g.answerIdempotent(w, r, outcome, stored)
+		return false
+	}
+	body.Attach(r.Body)
+	fp, err := body.Drain()
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			g.fail(w, r, g.uploadTooLarge)
+		} else {
+			g.fail(w, r, apperr.New(apperr.KindInvalid, apperr.CodeInvalidJSON, "Request body could not be read"))
+		}
+		return false
+	}
+	g.answerIdempotent(w, r, idempotency.Judge(stored, fp), stored)
+	return false
+}
+
+// idemKey returns the request's Idempotency-Key and the scope it lives in
+// (organization and environment), or answers 400 for a malformed key.
+func (g *Gateway) idemKey(w http.ResponseWriter, r *http.Request, st *state) (scope, key string, ok bool) {
+	key = r.Header.Get(idempotency.Header)
+	if !idempotency.ValidKey(key) {
+		g.fail(w, r, apperr.Validation(apperr.Detail{Field: idempotency.Header, Message: "must be 1-255 visible ASCII characters"}))
+		return "", "", false
+	}
+	return st.p.OrgID + ":" + string(st.p.Env), key, true
+}
+
+// answerIdempotent answers a request whose key is already taken.
+func (g *Gateway) answerIdempotent(w http.ResponseWriter, r *http.Request, outcome idempotency.Outcome, stored *idempotency.Stored) {
+	switch outcome {
+	case idempotency.Reused:
 		g.fail(w, r, apperr.New(apperr.KindUnprocessable, CodeIdempotencyReused,
 			"This Idempotency-Key was already used with a different request; use a new key for a new request"))
-		return false
-	case outcome == idempotency.InProgress:
+	case idempotency.InProgress:
 		g.fail(w, r, apperr.New(apperr.KindConflict, CodeRequestInProgress,
 			"A request with this Idempotency-Key is still being processed; retry shortly").WithHeader("Retry-After", "1"))
-		return false
-	case outcome == idempotency.Replay:
+	default:
 		h := w.Header()
 		for name, vs := range stored.Header {
 			h[name] = vs
@@ -160,10 +250,7 @@ func (g *Gateway) beginIdempotent(w http.ResponseWriter, r *http.Request, st *st
 		h.Set(idempotency.ReplayedHeader, "true")
 		w.WriteHeader(stored.Status)
 		_, _ = w.Write(stored.Body)
-		return false
 	}
-	st.idem = &idemClaim{scope: scope, key: k, fp: fp}
-	return true
 }
 
 // abandon releases a claim after a failure that must not be replayed.

@@ -28,12 +28,12 @@ import (
 	"github.com/kycfield/kyc/pkg/requestid"
 )
 
-// Error codes the gateway itself answers with.
+// Error codes the gateway itself answers with (and
+// apikey.CodePlanUpgradeRequired, shared with auth-billing).
 const (
-	CodeQuotaExceeded       = "QUOTA_EXCEEDED"
-	CodePlanUpgradeRequired = "PLAN_UPGRADE_REQUIRED"
-	CodeIdempotencyReused   = "IDEMPOTENCY_KEY_REUSED"
-	CodeRequestInProgress   = "REQUEST_IN_PROGRESS"
+	CodeQuotaExceeded     = "QUOTA_EXCEEDED"
+	CodeIdempotencyReused = "IDEMPOTENCY_KEY_REUSED"
+	CodeRequestInProgress = "REQUEST_IN_PROGRESS"
 )
 
 // Options configure the pipeline.
@@ -111,6 +111,19 @@ func (g *Gateway) route(rt routes.Route) http.Handler {
 				return
 			}
 			g.forward(w, r, rt, &state{p: principal.Principal{Kind: principal.KindEdge, ClientIP: g.clientIP(r)}})
+		})
+	case routes.AuthOpen:
+		return g.open(rt, newIPLimiter(openRate, openBurst, time.Now))
+	case routes.AuthAgent:
+		// The verification service checks the agent's session and makes its
+		// calls idempotent in the transaction of their effect, so uploads
+		// stream through unbuffered.
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !g.limitAgentBody(w, r, rt) {
+				return
+			}
+			token, _ := bearerToken(r.Header.Get("Authorization"))
+			g.forward(w, r, rt, &state{p: principal.Principal{Kind: principal.KindEdge, ClientIP: g.clientIP(r)}, agentToken: token})
 		})
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { g.apiKey(w, r, rt) })

@@ -25,9 +25,17 @@ import (
 type state struct {
 	p    principal.Principal
 	idem *idemClaim
+	// agentToken is a field agent's session token (agent routes), handed
+	// on in principal.AgentTokenHeader.
+	agentToken string
 }
 
-type idemClaim struct{ scope, key, fp string }
+// idemClaim is a claimed Idempotency-Key; an upload's fingerprint is
+// known only once it has streamed (body).
+type idemClaim struct {
+	scope, key, fp string
+	body           *idempotency.StreamedBody
+}
 
 type stateKey struct{}
 
@@ -59,6 +67,13 @@ func (g *Gateway) newProxy(name string, target *url.URL, tr http.RoundTripper) *
 			pr.SetXForwarded()
 			pr.Out.Host = pr.In.Host
 			pr.Out.Header.Del("Authorization") // services never see API keys
+			pr.Out.Header.Del(principal.AgentTokenHeader)
+			if st.agentToken != "" {
+				pr.Out.Header.Set(principal.AgentTokenHeader, st.agentToken)
+			}
+			if st.idem != nil && st.idem.body != nil {
+				pr.Out.Body = st.idem.body.Attach(pr.Out.Body)
+			}
 			if st.p.Kind != principal.KindEdge {
 				pr.Out.Header.Del("Cookie")
 			}
@@ -87,13 +102,20 @@ func (g *Gateway) newProxy(name string, target *url.URL, tr http.RoundTripper) *
 				g.abandon(resp.Request.Context(), st.idem)
 				return nil
 			}
+			fp := st.idem.fp
+			if st.idem.body != nil {
+				if fp, err = st.idem.body.Sum(resp.Request.Context()); err != nil {
+					g.abandon(resp.Request.Context(), st.idem)
+					return nil // the answer still reaches the client; a retry runs again
+				}
+			}
 			keep := http.Header{}
 			for _, h := range []string{"Content-Type", requestid.Header, "Location"} {
 				if v := resp.Header.Values(h); len(v) > 0 {
 					keep[h] = v
 				}
 			}
-			stored := idempotency.Stored{Fingerprint: st.idem.fp, Status: resp.StatusCode, Header: keep, Body: body}
+			stored := idempotency.Stored{Fingerprint: fp, Status: resp.StatusCode, Header: keep, Body: body}
 			if err := g.idem.Complete(context.WithoutCancel(resp.Request.Context()), st.idem.scope, st.idem.key, stored); err != nil {
 				g.log.WarnContext(resp.Request.Context(), "idempotent response not stored", "err", err)
 				g.abandon(resp.Request.Context(), st.idem)

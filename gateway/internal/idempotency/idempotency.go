@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"hash"
 	"net/http"
 	"time"
 
@@ -71,48 +72,73 @@ func ValidKey(k string) bool {
 	return true
 }
 
-// Fingerprint identifies a request: method, path and exact body.
+// Fingerprint identifies a request: method, path and exact body. Uploads
+// use StreamedBody instead.
 func Fingerprint(method, path string, body []byte) string {
 	h := sha256.New()
 	h.Write([]byte(method + " " + path + "\n"))
 	h.Write(body)
-	return hex.EncodeToString(h.Sum(nil))
+	return Sum(h)
 }
+
+// Sum is the fingerprint of what was written to h.
+func Sum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)) }
 
 func (s *Store) key(scope, k string) string { return s.prefix + scope + ":" + k }
 
 // Begin claims a key or reports what is already there.
 func (s *Store) Begin(ctx context.Context, scope, k, fp string) (Outcome, *Stored, error) {
+	st, err := s.Claim(ctx, scope, k, fp)
+	if err != nil || st == nil {
+		return Proceed, nil, err
+	}
+	return Judge(st, fp), st, nil
+}
+
+// Claim claims a key for a request whose fingerprint may not be known yet
+// (fp is "" for an upload still to be streamed; Complete records it). It
+// returns nil when the key is now claimed, or the record already there,
+// which the caller Judges once it knows its own fingerprint: a retried
+// upload is hashed as it is read, never buffered.
+func (s *Store) Claim(ctx context.Context, scope, k, fp string) (*Stored, error) {
 	rk := s.key(scope, k)
 	claim, _ := json.Marshal(Stored{Fingerprint: fp, Running: true})
 	for range 3 {
 		ok, err := s.rdb.SetNX(ctx, rk, claim, s.lockTTL).Result()
 		if err != nil {
-			return 0, nil, err
+			return nil, err
 		}
 		if ok {
-			return Proceed, nil, nil
+			return nil, nil
 		}
 		raw, err := s.rdb.Get(ctx, rk).Bytes()
 		if errors.Is(err, redis.Nil) {
 			continue // expired between the two calls: claim again
 		}
 		if err != nil {
-			return 0, nil, err
+			return nil, err
 		}
 		var st Stored
 		if err := json.Unmarshal(raw, &st); err != nil {
-			return 0, nil, err
+			return nil, err
 		}
-		switch {
-		case st.Fingerprint != fp:
-			return Reused, &st, nil
-		case st.Running:
-			return InProgress, &st, nil
-		}
-		return Replay, &st, nil
+		return &st, nil
 	}
-	return 0, nil, errors.New("idempotency: key churned")
+	return nil, errors.New("idempotency: key churned")
+}
+
+// Judge says what a request with fingerprint fp ("" while not known yet)
+// gets from a record that already holds its key. A running upload's
+// fingerprint is not known until it has streamed, so a running record
+// answers InProgress unless both fingerprints are known and differ.
+func Judge(st *Stored, fp string) Outcome {
+	switch {
+	case st.Running && (st.Fingerprint == "" || fp == "" || st.Fingerprint == fp):
+		return InProgress
+	case st.Fingerprint != fp:
+		return Reused
+	}
+	return Replay
 }
 
 // Complete stores the final response of a claimed key.

@@ -17,20 +17,13 @@ import (
 // KeyState is a key as auth-billing describes it (the shared contract).
 type KeyState = apikey.State
 
-// Plan is the part of an organization's plan the gateway enforces.
-type Plan struct {
-	ID              string `json:"id"`
-	DailyRequests   int    `json:"dailyRequests"`
-	TestRecordLimit int    `json:"testRecordLimit"`
-	LiveAccess      bool   `json:"liveAccess"`
-}
+// Plan is the part of an organization's plan the gateway enforces (the
+// shared contract).
+type Plan = apikey.Plan
 
-// OrgState is an organization as auth-billing describes it.
-type OrgState struct {
-	ID      string `json:"id"`
-	Plan    Plan   `json:"plan"`
-	Version int64  `json:"version"`
-}
+// OrgState is an organization as auth-billing describes it (the shared
+// contract).
+type OrgState = apikey.OrgState
 
 // Identity is an authenticated caller.
 type Identity struct {

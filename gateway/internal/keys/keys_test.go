@@ -42,7 +42,9 @@ func setup(t *testing.T) (*Resolver, *source, *Resolver) {
 		org: OrgState{ID: "org_1", Plan: Plan{ID: "growth", DailyRequests: 10000, LiveAccess: true}, Version: 1}}
 	opt := Options{LocalTTL: time.Minute, SharedTTL: time.Hour, NegativeTTL: time.Minute}
 	m := noop.NewMeterProvider().Meter("")
-	return NewResolver(rdb, prefix, src, opt, logging.Discard(), m), src, NewResolver(rdb, prefix, src, opt, logging.Discard(), m)
+	r, other := NewResolver(rdb, prefix, src, opt, logging.Discard(), m), NewResolver(rdb, prefix, src, opt, logging.Discard(), m)
+	t.Cleanup(func() { r.filled.Wait(); other.filled.Wait() }) // before redistest deletes the keys
+	return r, src, other
 }
 
 func TestCachesSpareTheSource(t *testing.T) {
@@ -52,6 +54,7 @@ func TestCachesSpareTheSource(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	r.filled.Wait()                                                        // Redis is filled in the background
 	if _, err := other.Resolve(context.Background(), secret); err != nil { // another instance: from Redis
 		t.Fatal(err)
 	}
@@ -87,6 +90,7 @@ func TestNewerStateWinsOverStaleFills(t *testing.T) {
 	// A slow instance that read version 1 before the revocation writes it
 	// late: the shared cache keeps version 2.
 	other.store(ctx, src.key, src.org)
+	other.filled.Wait()
 	var k KeyState
 	ok, err := other.shared.read(ctx, other.shared.keyKey(src.key.Hash), &k)
 	if err != nil || !ok || !k.Revoked || k.Version != 2 {

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/kycfield/kyc/gateway/internal/redisguard"
 	"github.com/kycfield/kyc/pkg/apikey"
 	"github.com/kycfield/kyc/pkg/event"
 )
@@ -22,6 +24,10 @@ type Options struct {
 	NegativeTTL time.Duration // "no such key" entries
 }
 
+// maxFills bounds the Redis cache writes in flight; beyond it a fill is
+// skipped, which only costs a later miss.
+const maxFills = 64
+
 // Resolver authenticates secrets through the caches and the source.
 type Resolver struct {
 	local  *local
@@ -31,6 +37,8 @@ type Resolver struct {
 	log    *slog.Logger
 	now    func() time.Time
 	lookup metric.Int64Counter
+	fills  chan struct{} // one token per cache write in flight
+	filled sync.WaitGroup
 }
 
 // NewResolver returns a Resolver.
@@ -40,6 +48,7 @@ func NewResolver(rdb redis.UniversalClient, prefix string, src Source, opt Optio
 		local:  newLocal(opt.LocalTTL),
 		shared: &shared{rdb: rdb, prefix: prefix},
 		src:    src, opt: opt, log: log, now: time.Now, lookup: c,
+		fills: make(chan struct{}, maxFills),
 	}
 }
 
@@ -57,7 +66,7 @@ func (r *Resolver) Resolve(ctx context.Context, secret string) (Identity, error)
 		var err error
 		k, o, found, err = r.shared.get(ctx, hash)
 		layer = "redis"
-		if err != nil {
+		if err != nil && !errors.Is(err, redisguard.ErrDown) { // the guard reports outages once
 			r.log.WarnContext(ctx, "redis key cache unavailable; asking auth-billing", "err", err)
 		}
 		if found {
@@ -106,9 +115,25 @@ var lookupLayer = func() map[string]metric.AddOption {
 	return m
 }()
 
-// store writes a state fetched from the source to both caches.
+// store writes a state fetched from the source to the local cache, and
+// to Redis in the background: the request already has what it needs, and
+// a slow Redis must not hold it up. Versions make a late write harmless.
 func (r *Resolver) store(ctx context.Context, k KeyState, o OrgState) {
 	r.remember(k, o, r.now())
+	select {
+	case r.fills <- struct{}{}:
+	default:
+		return
+	}
+	r.filled.Add(1)
+	go func() {
+		defer func() { <-r.fills; r.filled.Done() }()
+		r.fill(context.WithoutCancel(ctx), k, o)
+	}()
+}
+
+// fill writes a state fetched from the source to Redis.
+func (r *Resolver) fill(ctx context.Context, k KeyState, o OrgState) {
 	ttl := r.opt.SharedTTL
 	if k.Missing {
 		ttl = r.opt.NegativeTTL
@@ -121,7 +146,9 @@ func (r *Resolver) store(ctx context.Context, k KeyState, o OrgState) {
 // share writes one entry to Redis; a failure only costs a later miss.
 func (r *Resolver) share(ctx context.Context, key string, version int64, v any, ttl time.Duration) bool {
 	if err := r.shared.put(ctx, key, version, v, ttl); err != nil {
-		r.log.WarnContext(ctx, "redis key cache write failed", "key", key, "err", err)
+		if !errors.Is(err, redisguard.ErrDown) {
+			r.log.WarnContext(ctx, "redis key cache write failed", "key", key, "err", err)
+		}
 		return false
 	}
 	return true

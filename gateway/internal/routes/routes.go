@@ -25,6 +25,11 @@ const (
 	AuthAPIKey    Auth = iota // Authorization: Bearer mk_...
 	AuthDashboard             // session cookie, checked by auth-billing
 	AuthPublic                // nothing
+	AuthAgent                 // a field agent's session token, checked by verification
+	// AuthOpen is public too (no key), but forwarded to its service with
+	// an edge principal and rate-limited per client IP: the report verify
+	// endpoint, where the code in the path is the only credential.
+	AuthOpen
 )
 
 // Body says what a route accepts.
@@ -56,11 +61,34 @@ var Table = []Route{
 	{"DELETE", "/api/v1/customers/{id}", Customer, AuthAPIKey, principal.ScopeWrite, BodyNone},
 	{"POST", "/api/v1/customers/{id}/addresses", Customer, AuthAPIKey, principal.ScopeWrite, BodyJSON},
 	{"POST", "/api/v1/customers/{id}/documents", Document, AuthAPIKey, principal.ScopeWrite, BodyUpload},
+	{"GET", "/api/v1/customers/{id}/documents", Document, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"GET", "/api/v1/customers/{id}/documents/{docId}/file", Document, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"GET", "/api/v1/customers/{id}/report", Reporting, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"GET", "/api/v1/verification/stats", Verification, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"GET", "/api/v1/verification/{customerId}/status", Verification, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"GET", "/api/v1/verification/{customerId}/photos/{photoId}", Verification, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"GET", "/api/v1/billing/usage", AuthBilling, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"POST", "/api/v1/webhooks", Webhook, AuthAPIKey, principal.ScopeWrite, BodyJSON},
+	{"GET", "/api/v1/webhooks", Webhook, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"GET", "/api/v1/webhooks/{id}", Webhook, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"PATCH", "/api/v1/webhooks/{id}", Webhook, AuthAPIKey, principal.ScopeWrite, BodyJSON},
+	{"DELETE", "/api/v1/webhooks/{id}", Webhook, AuthAPIKey, principal.ScopeWrite, BodyNone},
+	{"POST", "/api/v1/webhooks/{id}/rotate-secret", Webhook, AuthAPIKey, principal.ScopeWrite, BodyNone},
+	{"POST", "/api/v1/webhooks/{id}/test", Webhook, AuthAPIKey, principal.ScopeWrite, BodyNone},
+	{"GET", "/api/v1/webhooks/{id}/deliveries", Webhook, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"POST", "/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry", Webhook, AuthAPIKey, principal.ScopeWrite, BodyNone},
+	{"POST", "/api/v1/webhooks/{id}/recover", Webhook, AuthAPIKey, principal.ScopeWrite, BodyJSON},
 	{"GET", "/api/v1/openapi.yaml", Gateway, AuthPublic, "", BodyNone},
+	{"GET", "/api/v1/reports/verify/{code}", Reporting, AuthOpen, "", BodyNone},
+	{"GET", "/api/v1/reports/branding", Reporting, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"PUT", "/api/v1/reports/branding", Reporting, AuthAPIKey, principal.ScopeWrite, BodyJSON},
+
+	{"POST", "/agent/v1/session", Verification, AuthAgent, "", BodyJSON},
+	{"DELETE", "/agent/v1/session", Verification, AuthAgent, "", BodyNone},
+	{"GET", "/agent/v1/tasks", Verification, AuthAgent, "", BodyNone},
+	{"POST", "/agent/v1/tasks/{addressId}/check-in", Verification, AuthAgent, "", BodyJSON},
+	{"POST", "/agent/v1/tasks/{addressId}/photos", Verification, AuthAgent, "", BodyUpload},
+	{"POST", "/agent/v1/tasks/{addressId}/complete", Verification, AuthAgent, "", BodyJSON},
 
 	{"POST", "/dashboard/v1/signup", AuthBilling, AuthDashboard, "", BodyJSON},
 	{"POST", "/dashboard/v1/login", AuthBilling, AuthDashboard, "", BodyJSON},

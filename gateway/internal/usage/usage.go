@@ -17,6 +17,21 @@ import (
 	"github.com/kycfield/kyc/pkg/event"
 )
 
+// TypeReport is the event type of a usage report.
+const TypeReport = "gateway.usage"
+
+// Report is the data of gateway.usage, for one organization and day
+// (UTC): the absolute request count so far and when each key was last
+// used that day. Its schema is api/events/gateway-usage.json.
+type Report struct {
+	Day      string               `json:"day"` // yyyy-mm-dd
+	Requests int64                `json:"requests"`
+	Keys     map[string]time.Time `json:"keys"`
+}
+
+// Event is the gateway.usage event of org's report.
+func Event(org string, r Report) (event.Event, error) { return event.New(TypeReport, org, "", r) }
+
 // Publisher is the part of kafka.Writer used.
 type Publisher interface {
 	WriteMessages(ctx context.Context, msgs ...kafka.Message) error
@@ -90,7 +105,7 @@ func (r *Reporter) Flush(ctx context.Context) {
 					keys[id] = t
 				}
 			}
-			e, err := event.New("gateway.usage", org, "", map[string]any{"day": day, "requests": n, "keys": keys})
+			e, err := Event(org, Report{Day: day, Requests: n, Keys: keys})
 			if err != nil {
 				continue
 			}

@@ -4,6 +4,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -22,11 +23,22 @@ import (
 	"github.com/kycfield/kyc/services/auth-billing/migrations"
 )
 
-// Config is read from the environment.
+// Service describes the auth-billing service to launchers.
+var Service = platform.Service{Name: name, Port: 8081, Database: "kyc_auth_billing", Topics: topics,
+	Events: events.Contract(), Run: platform.Runner(Run)}
+
+// name is also what Run logs and meters under (Run cannot read Service:
+// Service refers to Run).
+const name = "auth-billing"
+
+var topics = []string{event.TopicAuth, event.TopicVerification, event.TopicGatewayUsage}
+
+// Config is read from the environment; HTTP_ADDR and DATABASE_URL default
+// to Service's port and database.
 type Config struct {
 	config.Common
-	HTTPAddr    string        `env:"HTTP_ADDR" envDefault:"127.0.0.1:8081"`
-	DatabaseURL string        `env:"DATABASE_URL" envDefault:"postgres://postgres:postgres@127.0.0.1:5432/kyc_auth_billing?sslmode=disable"`
+	HTTPAddr    string        `env:"HTTP_ADDR"`
+	DatabaseURL string        `env:"DATABASE_URL"`
 	RedisURL    string        `env:"REDIS_URL" envDefault:"redis://127.0.0.1:6379/0"`
 	RedisPrefix string        `env:"REDIS_KEY_PREFIX" envDefault:"kyc:"`
 	AdminToken  string        `env:"ADMIN_TOKEN" envDefault:"local-admin-token-change-me" secret:"true"`
@@ -36,35 +48,31 @@ type Config struct {
 
 // Run serves until ctx ends. onListen (optional) receives the bound address.
 func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string)) error {
-	base, err := platform.Boot(ctx, log, platform.Options{
-		Name: "auth-billing", Common: cfg.Common, DatabaseURL: cfg.DatabaseURL, Migrations: migrations.Set(),
-		Topics: []string{event.TopicAuth, event.TopicVerification, event.TopicGatewayUsage},
-	})
-	if err != nil {
-		return err
-	}
 	ropt, err := redis.ParseURL(cfg.RedisURL)
 	if err != nil {
-		base.Close()
-		return err
+		return fmt.Errorf("%s: REDIS_URL: %w", name, err)
 	}
-	rdb := redis.NewClient(ropt)
-	base.AddCloser(func() { _ = rdb.Close() })
+	opts := platform.Options{Name: name, Common: cfg.Common, DatabaseURL: cfg.DatabaseURL, Migrations: migrations.Set(), Topics: topics}
+	return platform.Run(ctx, log, opts, cfg.HTTPAddr, onListen, func(_ context.Context, base *platform.Base) error {
+		rdb := redis.NewClient(ropt)
+		base.AddCloser(func() { _ = rdb.Close() })
 
-	now := time.Now
-	store := postgres.New(base.DB, base.Bus.Topic(event.TopicAuth))
-	acc := account.NewService(store, now)
-	dash := account.NewDashboard(store, acc, throttle.New(rdb, cfg.RedisPrefix, 15*time.Minute, log), now, cfg.BcryptCost, cfg.SessionTTL)
-	prices := Prices()
-	bill := billing.NewService(postgres.NewUsage(base.DB), prices, now)
+		now := time.Now
+		store := postgres.New(base.DB, base.Bus.Topic(event.TopicAuth))
+		acc := account.NewService(store, now)
+		dash := account.NewDashboard(store, acc, throttle.New(rdb, cfg.RedisPrefix, 15*time.Minute, log), now, cfg.BcryptCost, cfg.SessionTTL)
+		prices := Prices()
+		usage := postgres.NewUsage(base.DB)
+		bill := billing.NewService(usage, prices, now)
 
-	eps := httpapi.MakeEndpoints(acc, bill, kitserver.NewInstrumenter(log, base.Tel.Meter("auth-billing")))
-	httpapi.Register(base.Mux, eps, cfg.AdminToken, base.Protect, log)
-	httpapi.RegisterDashboard(base.Mux, dash, eps, base.Protect, httpapi.DashboardOptions{SecureCookies: cfg.Production()}, log)
+		eps := httpapi.MakeEndpoints(acc, bill, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
+		httpapi.Register(base.Mux, eps, cfg.AdminToken, base.Protect, log)
+		httpapi.RegisterDashboard(base.Mux, dash, eps, base.Protect, httpapi.DashboardOptions{SecureCookies: cfg.Production()}, log)
 
-	base.Consume("auth-billing.billing", events.Billing(prices), event.TopicVerification)
-	base.Consume("auth-billing.usage", events.Usage(), event.TopicGatewayUsage)
-	return base.Serve(ctx, cfg.HTTPAddr, onListen)
+		base.Consume("auth-billing.billing", events.AddressOutcomes(bill, usage.Within), event.TopicVerification)
+		base.Consume("auth-billing.usage", events.GatewayReports(bill, usage.Within), event.TopicGatewayUsage)
+		return nil
+	})
 }
 
 // Prices is the plan catalogue as billing sees it.

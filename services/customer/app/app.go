@@ -20,11 +20,22 @@ import (
 	"github.com/kycfield/kyc/services/customer/migrations"
 )
 
-// Config is read from the environment.
+// Service describes the customer service to launchers.
+var Service = platform.Service{Name: name, Port: 8082, Database: "kyc_customer", Topics: topics,
+	Events: events.Contract(), Run: platform.Runner(Run)}
+
+// name is also what Run logs and meters under (Run cannot read Service:
+// Service refers to Run).
+const name = "customer"
+
+var topics = []string{event.TopicCustomer, event.TopicVerification, event.TopicDocument, event.TopicReporting}
+
+// Config is read from the environment; HTTP_ADDR and DATABASE_URL default
+// to Service's port and database.
 type Config struct {
 	config.Common
-	HTTPAddr    string `env:"HTTP_ADDR" envDefault:"127.0.0.1:8082"`
-	DatabaseURL string `env:"DATABASE_URL" envDefault:"postgres://postgres:postgres@127.0.0.1:5432/kyc_customer?sslmode=disable"`
+	HTTPAddr    string `env:"HTTP_ADDR"`
+	DatabaseURL string `env:"DATABASE_URL"`
 	MaxConns    int32  `env:"DATABASE_MAX_CONNS" envDefault:"20"`
 	// PIIKeys encrypt BVN and NIN at rest: "id:base64-32-bytes,..."; the
 	// active one seals new values, all of them open old ones.
@@ -38,17 +49,16 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 	if err != nil {
 		return err
 	}
-	base, err := platform.Boot(ctx, log, platform.Options{
-		Name: "customer", Common: cfg.Common, DatabaseURL: cfg.DatabaseURL, MaxConns: cfg.MaxConns,
-		Migrations: migrations.Set(), Topics: []string{event.TopicCustomer, event.TopicVerification},
+	opts := platform.Options{Name: name, Common: cfg.Common, DatabaseURL: cfg.DatabaseURL, MaxConns: cfg.MaxConns,
+		Migrations: migrations.Set(), Topics: topics}
+	return platform.Run(ctx, log, opts, cfg.HTTPAddr, onListen, func(_ context.Context, base *platform.Base) error {
+		store := postgres.New(base.DB, keys, base.Bus.Topic(event.TopicCustomer), events.Of)
+		svc := customer.NewService(store, time.Now)
+		eps := httpapi.MakeEndpoints(svc, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
+		httpapi.Register(base.Mux, eps, base.Protect, log)
+		base.Consume("customer.verification-status", events.Verification(svc, store.Within), event.TopicVerification)
+		base.Consume("customer.documents", events.Documents(svc, store.Within), event.TopicDocument)
+		base.Consume("customer.reports", events.Reports(svc, store.Within), event.TopicReporting)
+		return nil
 	})
-	if err != nil {
-		return err
-	}
-	store := postgres.New(base.DB, keys, base.Bus.Topic(event.TopicCustomer))
-	svc := customer.NewService(store, time.Now)
-	eps := httpapi.MakeEndpoints(svc, kitserver.NewInstrumenter(log, base.Tel.Meter("customer")))
-	httpapi.Register(base.Mux, eps, base.Protect, log)
-	base.Consume("customer.verification-status", events.Verification(svc, store.Within), event.TopicVerification)
-	return base.Serve(ctx, cfg.HTTPAddr, onListen)
 }

@@ -1,36 +1,79 @@
-// Package app wires the document service: documents supplied by clients, hosted in the object store. Its endpoints arrive with the document context's issue; the module, database, bucket and probes are in place.
+// Package app wires the document service: documents supplied by clients,
+// as links or as files hosted in the object store.
 package app
 
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/kycfield/kyc/pkg/config"
+	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/kitserver"
 	"github.com/kycfield/kyc/pkg/objstore"
+	"github.com/kycfield/kyc/pkg/objstore/pending"
+	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/pkg/platform"
+	"github.com/kycfield/kyc/services/document/internal/document"
+	"github.com/kycfield/kyc/services/document/internal/events"
+	"github.com/kycfield/kyc/services/document/internal/files"
+	"github.com/kycfield/kyc/services/document/internal/httpapi"
+	"github.com/kycfield/kyc/services/document/internal/postgres"
+	"github.com/kycfield/kyc/services/document/migrations"
 )
 
-// Config is read from the environment.
+// Service describes the document service to launchers.
+var Service = platform.Service{Name: name, Port: 8083, Database: "kyc_document", Bucket: "kyc-documents",
+	Topics: topics, Events: events.Contract(), Run: platform.Runner(Run)}
+
+var topics = []string{event.TopicDocument, event.TopicCustomer}
+
+// name is also what Run logs under (Run cannot read Service: Service
+// refers to Run).
+const name = "document"
+
+// Config is read from the environment; HTTP_ADDR, DATABASE_URL and
+// MINIO_BUCKET default to Service's port, database and bucket.
 type Config struct {
 	config.Common
-	HTTPAddr    string `env:"HTTP_ADDR" envDefault:"127.0.0.1:8083"`
-	DatabaseURL string `env:"DATABASE_URL" envDefault:"postgres://postgres:postgres@127.0.0.1:5432/kyc_document?sslmode=disable"`
+	HTTPAddr    string `env:"HTTP_ADDR"`
+	DatabaseURL string `env:"DATABASE_URL"`
 	Store       objstore.Config
-	Bucket      string `env:"MINIO_BUCKET" envDefault:"kyc-documents"`
+	Bucket      string `env:"MINIO_BUCKET"`
+	// PublicURL is the gateway's address as clients reach it: hosted
+	// documents' fileUrl is under it.
+	PublicURL string `env:"PUBLIC_URL" envDefault:"http://127.0.0.1:8080"`
+	// UploadDir is where uploads are spooled while they are checked (the
+	// system's temp dir when empty); each holds at most 10 MiB per
+	// upload in flight.
+	UploadDir string `env:"UPLOAD_DIR"`
+	// OptimiseConcurrency bounds the images optimised at once (each holds
+	// about 60 MB while it runs); 0 means one per core (GOMAXPROCS).
+	OptimiseConcurrency int `env:"OPTIMISE_CONCURRENCY" envDefault:"0"`
+	Orphans             pending.Config
 }
 
 // Run serves until ctx ends. onListen (optional) receives the bound address.
 func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string)) error {
-	base, err := platform.Boot(ctx, log, platform.Options{Name: "document", Common: cfg.Common, DatabaseURL: cfg.DatabaseURL})
-	if err != nil {
-		return err
-	}
-	mc, err := objstore.Open(ctx, cfg.Store, cfg.Bucket)
-	if err != nil {
-		base.Close()
-		return err
-	}
-	base.Health.Add("minio", objstore.Check(mc, cfg.Bucket))
-	base.NotImplemented("POST /api/v1/customers/{id}/documents")
-	return base.Serve(ctx, cfg.HTTPAddr, onListen)
+	opts := platform.Options{Name: name, Common: cfg.Common, DatabaseURL: cfg.DatabaseURL, Migrations: migrations.Set(), Topics: topics,
+		Kit: []pgdb.Migration{pending.Migration()}}
+	return platform.Run(ctx, log, opts, cfg.HTTPAddr, onListen, func(ctx context.Context, base *platform.Base) error {
+		mc, err := objstore.Open(ctx, cfg.Store, cfg.Bucket)
+		if err != nil {
+			return err
+		}
+		base.Health.Add("minio", objstore.Check(mc, cfg.Bucket))
+		v := httpapi.View{BaseURL: cfg.PublicURL}
+		store := postgres.New(base.DB, base.Bus.Topic(event.TopicDocument), events.Publisher{View: v}.Of)
+		if cfg.OptimiseConcurrency > 0 {
+			files.SetConcurrency(cfg.OptimiseConcurrency)
+		}
+		bucket := objstore.Bucket{Client: mc, Name: cfg.Bucket}
+		svc := document.NewService(store, bucket, time.Now)
+		base.AddWorker(cfg.Orphans.Sweeper(base.DB, bucket.Delete, log).Run)
+		eps := httpapi.MakeEndpoints(svc, v, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
+		httpapi.Register(base.Mux, eps, svc, v, httpapi.Uploads{Dir: cfg.UploadDir}, base.Protect, log)
+		base.Consume("document.customers", events.Customers(svc, store.Within), event.TopicCustomer)
+		return nil
+	})
 }

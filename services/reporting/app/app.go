@@ -1,36 +1,78 @@
-// Package app wires the reporting service: PDF KYC reports. Its endpoints arrive with the reporting context's issue; the module, database, bucket and probes are in place.
+// Package app wires the reporting service: PDF KYC reports rendered when a
+// customer's verification ends, stored in the object store, served to the
+// lender and vouched for publicly by their verification code.
 package app
 
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/kycfield/kyc/pkg/config"
+	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/kitserver"
 	"github.com/kycfield/kyc/pkg/objstore"
 	"github.com/kycfield/kyc/pkg/platform"
+	"github.com/kycfield/kyc/services/reporting/internal/events"
+	"github.com/kycfield/kyc/services/reporting/internal/evidence"
+	"github.com/kycfield/kyc/services/reporting/internal/httpapi"
+	"github.com/kycfield/kyc/services/reporting/internal/pdf"
+	"github.com/kycfield/kyc/services/reporting/internal/postgres"
+	"github.com/kycfield/kyc/services/reporting/internal/report"
+	"github.com/kycfield/kyc/services/reporting/migrations"
 )
 
-// Config is read from the environment.
+// Service describes the reporting service to launchers.
+var Service = platform.Service{Name: name, Port: 8085, Database: "kyc_reporting", Bucket: "kyc-reports",
+	Topics: topics, Events: events.Contract(), Run: platform.Runner(Run)}
+
+var topics = []string{event.TopicReporting, event.TopicCustomer, event.TopicVerification, event.TopicAuth}
+
+// name is also what Run logs under (Run cannot read Service: Service
+// refers to Run).
+const name = "reporting"
+
+// Config is read from the environment; HTTP_ADDR, DATABASE_URL and
+// MINIO_BUCKET default to Service's port, database and bucket.
 type Config struct {
 	config.Common
-	HTTPAddr    string `env:"HTTP_ADDR" envDefault:"127.0.0.1:8085"`
-	DatabaseURL string `env:"DATABASE_URL" envDefault:"postgres://postgres:postgres@127.0.0.1:5432/kyc_reporting?sslmode=disable"`
+	HTTPAddr    string `env:"HTTP_ADDR"`
+	DatabaseURL string `env:"DATABASE_URL"`
 	Store       objstore.Config
-	Bucket      string `env:"MINIO_BUCKET" envDefault:"kyc-reports"`
+	Bucket      string `env:"MINIO_BUCKET"`
+	// PublicURL is the gateway's address as clients reach it: reportUrl
+	// and the verify URL printed on reports are under it.
+	PublicURL string `env:"PUBLIC_URL" envDefault:"http://127.0.0.1:8080"`
+	// VerificationURL is the verification service's own address (not the
+	// gateway's): the evidence photos are read there.
+	VerificationURL string `env:"VERIFICATION_URL" envDefault:"http://127.0.0.1:8084"`
+	// PhotoTimeout bounds each photo read. While the verification service
+	// does not answer, the report waits (its event is retried); a photo it
+	// says is gone is printed as unavailable.
+	PhotoTimeout time.Duration `env:"PHOTO_TIMEOUT" envDefault:"10s"`
 }
 
 // Run serves until ctx ends. onListen (optional) receives the bound address.
 func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string)) error {
-	base, err := platform.Boot(ctx, log, platform.Options{Name: "reporting", Common: cfg.Common, DatabaseURL: cfg.DatabaseURL})
-	if err != nil {
-		return err
-	}
-	mc, err := objstore.Open(ctx, cfg.Store, cfg.Bucket)
-	if err != nil {
-		base.Close()
-		return err
-	}
-	base.Health.Add("minio", objstore.Check(mc, cfg.Bucket))
-	base.NotImplemented("GET /api/v1/customers/{id}/report")
-	return base.Serve(ctx, cfg.HTTPAddr, onListen)
+	opts := platform.Options{Name: name, Common: cfg.Common, DatabaseURL: cfg.DatabaseURL, Migrations: migrations.Set(), Topics: topics}
+	return platform.Run(ctx, log, opts, cfg.HTTPAddr, onListen, func(ctx context.Context, base *platform.Base) error {
+		mc, err := objstore.Open(ctx, cfg.Store, cfg.Bucket)
+		if err != nil {
+			return err
+		}
+		base.Health.Add("minio", objstore.Check(mc, cfg.Bucket))
+		links := report.Links{PublicURL: cfg.PublicURL}
+		store := postgres.New(base.DB, base.Bus.Topic(event.TopicReporting), events.Publisher{ReportURL: links.ReportURL}.Of)
+		bucket := objstore.Bucket{Client: mc, Name: cfg.Bucket}
+		photos := evidence.Cached{Source: evidence.New(cfg.VerificationURL, base.Signer, cfg.PhotoTimeout), Store: bucket}
+		svc := report.NewService(store, bucket, pdf.Renderer{}, photos, time.Now, links)
+		eps := httpapi.MakeEndpoints(svc, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
+		httpapi.Register(base.Mux, eps, svc, base.Protect, log)
+		// Two groups: an outcome waiting for its customer's profile (the
+		// two travel on different topics) must not hold up the profiles.
+		base.Consume("reporting.customers", events.Customers(svc, store.Within), event.TopicCustomer)
+		base.Consume("reporting.outcomes", events.Outcomes(svc, store.Within), event.TopicVerification)
+		base.Consume("reporting.organizations", events.Organizations(svc, store.Within), event.TopicAuth)
+		return nil
+	})
 }

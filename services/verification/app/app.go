@@ -1,36 +1,85 @@
-// Package app wires the verification service: verification jobs per address, field agents, evidence and the sandbox simulation. Its endpoints arrive with the verification context's issue; the module, database, bucket and probes are in place.
+// Package app wires the verification service: verification jobs per
+// address, the sandbox simulation, evidence, status and statistics.
 package app
 
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/kycfield/kyc/pkg/config"
+	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/kitserver"
 	"github.com/kycfield/kyc/pkg/objstore"
+	"github.com/kycfield/kyc/pkg/objstore/pending"
+	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/pkg/platform"
+	"github.com/kycfield/kyc/services/verification/internal/events"
+	"github.com/kycfield/kyc/services/verification/internal/httpapi"
+	"github.com/kycfield/kyc/services/verification/internal/postgres"
+	"github.com/kycfield/kyc/services/verification/internal/sandbox"
+	"github.com/kycfield/kyc/services/verification/internal/verification"
+	"github.com/kycfield/kyc/services/verification/internal/verification/view"
+	"github.com/kycfield/kyc/services/verification/migrations"
 )
 
-// Config is read from the environment.
+// Service describes the verification service to launchers.
+var Service = platform.Service{Name: name, Port: 8084, Database: "kyc_verification", Bucket: "kyc-evidence",
+	Topics: topics, Events: events.Contract(), Run: platform.Runner(Run)}
+
+var topics = []string{event.TopicVerification, event.TopicCustomer, event.TopicReporting}
+
+// name is also what Run logs under (Run cannot read Service: Service
+// refers to Run).
+const name = "verification"
+
+// Config is read from the environment; HTTP_ADDR, DATABASE_URL and
+// MINIO_BUCKET default to Service's port, database and bucket.
 type Config struct {
 	config.Common
-	HTTPAddr    string `env:"HTTP_ADDR" envDefault:"127.0.0.1:8084"`
-	DatabaseURL string `env:"DATABASE_URL" envDefault:"postgres://postgres:postgres@127.0.0.1:5432/kyc_verification?sslmode=disable"`
+	HTTPAddr    string `env:"HTTP_ADDR"`
+	DatabaseURL string `env:"DATABASE_URL"`
 	Store       objstore.Config
-	Bucket      string `env:"MINIO_BUCKET" envDefault:"kyc-evidence"`
+	Bucket      string `env:"MINIO_BUCKET"`
+	// PublicURL is the gateway's address as clients reach it: photo URLs
+	// in responses and events are under it.
+	PublicURL string `env:"PUBLIC_URL" envDefault:"http://127.0.0.1:8080"`
+	// SandboxDelay is how long the simulated agent takes, after
+	// submission and again after a failed visit.
+	SandboxDelay time.Duration `env:"SANDBOX_DELAY" envDefault:"5s"`
+	// SandboxPoll is how often the sandbox worker looks for due work when
+	// no transaction has woken it.
+	SandboxPoll time.Duration `env:"SANDBOX_POLL" envDefault:"500ms"`
+	// AdminToken guards operations' API for agents and tasks (kycctl).
+	AdminToken string `env:"ADMIN_TOKEN" envDefault:"local-admin-token-change-me" secret:"true"`
+	Orphans    pending.Config
 }
 
 // Run serves until ctx ends. onListen (optional) receives the bound address.
 func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string)) error {
-	base, err := platform.Boot(ctx, log, platform.Options{Name: "verification", Common: cfg.Common, DatabaseURL: cfg.DatabaseURL})
-	if err != nil {
-		return err
-	}
-	mc, err := objstore.Open(ctx, cfg.Store, cfg.Bucket)
-	if err != nil {
-		base.Close()
-		return err
-	}
-	base.Health.Add("minio", objstore.Check(mc, cfg.Bucket))
-	base.NotImplemented("GET /api/v1/verification/{customerId}/status", "GET /api/v1/verification/stats")
-	return base.Serve(ctx, cfg.HTTPAddr, onListen)
+	opts := platform.Options{Name: name, Common: cfg.Common, DatabaseURL: cfg.DatabaseURL, Migrations: migrations.Set(), Topics: topics,
+		Kit: []pgdb.Migration{pending.Migration()}}
+	return platform.Run(ctx, log, opts, cfg.HTTPAddr, onListen, func(ctx context.Context, base *platform.Base) error {
+		mc, err := objstore.Open(ctx, cfg.Store, cfg.Bucket)
+		if err != nil {
+			return err
+		}
+		base.Health.Add("minio", objstore.Check(mc, cfg.Bucket))
+		photos, err := sandbox.StorePhotos(ctx, mc, cfg.Bucket)
+		if err != nil {
+			return err
+		}
+		render := view.Renderer{BaseURL: cfg.PublicURL}
+		store := postgres.New(base.DB, base.Bus.Topic(event.TopicVerification), events.Publisher{View: render}.Of)
+		svc := verification.NewService(store, time.Now, verification.Sandbox{Delay: cfg.SandboxDelay, Photos: photos})
+		eps := httpapi.MakeEndpoints(svc, render, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
+		bucket := objstore.Bucket{Client: mc, Name: cfg.Bucket}
+		httpapi.Register(base.Mux, eps, svc, render, bucket, base.Protect, log)
+		base.AddWorker(cfg.Orphans.Sweeper(base.DB, bucket.Delete, log).Run)
+		httpapi.RegisterAdmin(base.Mux, svc, render, cfg.AdminToken, log)
+		base.Consume("verification.customers", events.Customers(svc, store.Within), event.TopicCustomer)
+		base.Consume("verification.reports", events.Reports(svc, store.Within), event.TopicReporting)
+		base.AddWorker((&sandbox.Worker{Service: svc, Pool: base.DB, Poll: cfg.SandboxPoll, Log: log}).Run)
+		return nil
+	})
 }

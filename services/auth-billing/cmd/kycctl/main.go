@@ -1,5 +1,6 @@
 // Command kycctl is the operators' tool: it creates organizations and API
-// keys, changes plans and reads usage through auth-billing's admin API.
+// keys, changes plans and reads usage through auth-billing's admin API, and
+// manages field agents and their tasks through the verification service's.
 //
 //	kycctl orgs create --name NAME [--plan developer|growth|enterprise]
 //	kycctl orgs get ORG_ID
@@ -8,9 +9,17 @@
 //	kycctl keys list --org ORG_ID
 //	kycctl keys revoke KEY_ID
 //	kycctl usage ORG_ID [--month YYYY-MM]
+//	kycctl agents create --name NAME --phone +234... --states Lagos,Ogun [--lgas Ikeja,Surulere]
+//	kycctl agents list
+//	kycctl agents disable AGENT_ID
+//	kycctl agents enable AGENT_ID
+//	kycctl agents code AGENT_ID
+//	kycctl tasks reassign ADDRESS_ID --agent AGENT_ID
 //
-// The admin API address and token come from KYC_ADMIN_URL and ADMIN_TOKEN
-// (or --url and --token). Output is the response's data as JSON.
+// Auth-billing's admin API is at KYC_ADMIN_URL (or --url), the verification
+// service's at KYC_VERIFICATION_ADMIN_URL (or --verification-url; its own
+// address, never the gateway); both take the operators' token from
+// ADMIN_TOKEN (or --token). Output is the response's data as JSON.
 package main
 
 import (
@@ -42,7 +51,14 @@ const usage = `usage:
   kycctl keys list --org ORG_ID
   kycctl keys revoke KEY_ID
   kycctl usage ORG_ID [--month YYYY-MM]
-global flags: --url (KYC_ADMIN_URL), --token (ADMIN_TOKEN)`
+  kycctl agents create --name NAME --phone +234... --states Lagos,Ogun [--lgas Ikeja,Surulere]
+  kycctl agents list
+  kycctl agents disable AGENT_ID
+  kycctl agents enable AGENT_ID
+  kycctl agents code AGENT_ID
+  kycctl tasks reassign ADDRESS_ID --agent AGENT_ID
+global flags: --url (KYC_ADMIN_URL, auth-billing), --verification-url (KYC_VERIFICATION_ADMIN_URL,
+  agents and tasks), --token (ADMIN_TOKEN)`
 
 type client struct {
 	base, token string
@@ -56,6 +72,7 @@ func run(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("kycctl", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	baseURL := fs.String("url", envOr("KYC_ADMIN_URL", "http://127.0.0.1:8081"), "admin API base URL")
+	verURL := fs.String("verification-url", envOr("KYC_VERIFICATION_ADMIN_URL", "http://127.0.0.1:8084"), "verification admin API base URL")
 	token := fs.String("token", envOr("ADMIN_TOKEN", "local-admin-token-change-me"), "admin token")
 	name := fs.String("name", "", "name")
 	plan := fs.String("plan", "", "plan")
@@ -63,11 +80,17 @@ func run(args []string, out io.Writer) error {
 	env := fs.String("env", "", "environment")
 	scopes := fs.String("scopes", "", "comma-separated scopes")
 	month := fs.String("month", "", "YYYY-MM")
+	phone := fs.String("phone", "", "agent phone, +234...")
+	states := fs.String("states", "", "comma-separated states")
+	lgas := fs.String("lgas", "", "comma-separated LGAs")
+	agent := fs.String("agent", "", "agent id")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return fmt.Errorf("%v\n%s", err, usage)
 	}
 	c := client{base: strings.TrimRight(*baseURL, "/"), token: *token, http: &http.Client{Timeout: 30 * time.Second}}
+	v := c // the verification service's admin API: same token, its own address
+	v.base = strings.TrimRight(*verURL, "/")
 	cmd := strings.Join(pos[:min(2, len(pos))], " ")
 	var data json.RawMessage
 	switch {
@@ -86,6 +109,15 @@ func run(args []string, out io.Writer) error {
 		data, err = c.do("POST", "/admin/v1/keys/"+url.PathEscape(pos[2])+"/revoke", nil)
 	case len(pos) == 2 && pos[0] == "usage":
 		data, err = c.do("GET", "/admin/v1/orgs/"+url.PathEscape(pos[1])+"/usage?month="+url.QueryEscape(*month), nil)
+	case cmd == "agents create" && len(pos) == 2 && *name != "" && *phone != "" && *states != "":
+		data, err = v.do("POST", "/admin/v1/agents", map[string]any{"name": *name, "phone": *phone,
+			"states": splitList(*states), "lgas": append([]string{}, splitList(*lgas)...)})
+	case cmd == "agents list" && len(pos) == 2:
+		data, err = v.do("GET", "/admin/v1/agents", nil)
+	case (cmd == "agents disable" || cmd == "agents enable" || cmd == "agents code") && len(pos) == 3:
+		data, err = v.do("POST", "/admin/v1/agents/"+url.PathEscape(pos[2])+"/"+pos[1], nil)
+	case cmd == "tasks reassign" && len(pos) == 3 && *agent != "":
+		data, err = v.do("POST", "/admin/v1/tasks/"+url.PathEscape(pos[2])+"/reassign", map[string]any{"agentId": *agent})
 	default:
 		return errors.New(usage)
 	}

@@ -2,7 +2,10 @@
 // users and sessions: who may call the platform and with what limits.
 package account
 
-import "github.com/kycfield/kyc/pkg/apperr"
+import (
+	"github.com/kycfield/kyc/pkg/apikey"
+	"github.com/kycfield/kyc/pkg/apperr"
+)
 
 // Plan is one row of the spec's plan table. Money is in USD cents.
 type Plan struct {
@@ -46,7 +49,7 @@ func LookupPlan(id string) (Plan, error) {
 
 // Error codes of this context.
 const (
-	CodePlanUpgradeRequired = "PLAN_UPGRADE_REQUIRED"
+	CodePlanUpgradeRequired = apikey.CodePlanUpgradeRequired // shared with the gateway
 	CodeKeyRevoked          = "KEY_ALREADY_REVOKED"
 	CodeEmailTaken          = "EMAIL_TAKEN"
 	CodeInvalidCredentials  = "INVALID_CREDENTIALS"

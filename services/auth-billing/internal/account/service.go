@@ -32,18 +32,19 @@ func NewService(s Store, now func() time.Time) *Service {
 	return &Service{store: s, now: now}
 }
 
-// OrgState is the organization as the gateway caches it.
-type OrgState struct {
-	ID      string `json:"id"`
-	Plan    Plan   `json:"plan"`
-	Version int64  `json:"version"`
-}
+// OrgState is the organization as the gateway caches it (the shared
+// contract: its plan's limits, not its prices).
+type OrgState = apikey.OrgState
 
 // KeyState is a key as the gateway caches it (the shared contract).
 type KeyState = apikey.State
 
 // StateOf returns the cacheable view of an organization.
-func StateOf(o Org) OrgState { return OrgState{ID: o.ID, Plan: Plans[o.Plan], Version: o.Version} }
+func StateOf(o Org) OrgState {
+	p := Plans[o.Plan]
+	return OrgState{ID: o.ID, Name: o.Name, Version: o.Version,
+		Plan: apikey.Plan{ID: p.ID, DailyRequests: p.DailyRequests, TestRecordLimit: p.TestRecordLimit, LiveAccess: p.LiveAccess}}
+}
 
 // KeyStateOf returns the cacheable view of a key.
 func KeyStateOf(k Key) KeyState {

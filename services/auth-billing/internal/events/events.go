@@ -1,19 +1,22 @@
 // Package events holds auth-billing's consumers of other contexts'
 // events: address outcomes from verification (the usage ledger) and
 // request counts from the gateways (daily usage, key last-used times).
+// Each decodes the producer's payload into its own struct and calls a
+// billing use case in the inbox transaction (see package inbox).
 package events
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/services/auth-billing/internal/billing"
-	"github.com/kycfield/kyc/services/auth-billing/internal/postgres"
 )
 
 // Event types consumed.
@@ -31,27 +34,24 @@ type addressUpdated struct {
 	OccurredAt time.Time `json:"occurredAt"`
 }
 
-// Billing records a billable verification for every final live address
-// outcome, once per address.
-func Billing(prices map[string]billing.PlanPrice) inbox.Handler {
+// AddressOutcomes records a billable verification for every final live
+// address outcome, once per address.
+func AddressOutcomes(svc *billing.Service, within func(pgx.Tx) billing.Tx) inbox.Handler {
 	return func(ctx context.Context, tx pgx.Tx, e event.Event) error {
 		if e.Type != TypeAddressUpdated {
 			return nil
 		}
 		var d addressUpdated
-		if err := json.Unmarshal(e.Data, &d); err != nil || d.AddressID == "" {
-			return inbox.Permanent(err)
-		}
-		if !billing.Billable(e.Environment, d.Status) {
-			return nil
+		if err := json.Unmarshal(e.Data, &d); err != nil {
+			return inbox.Permanent(fmt.Errorf("decode %s: %w", e.Type, err))
 		}
 		at := d.OccurredAt
 		if at.IsZero() {
 			at = e.Time
 		}
-		_, err := postgres.RecordVerification(ctx, tx, postgres.BillableVerification{EventID: e.ID, OrgID: e.OrgID,
-			CustomerID: d.CustomerID, AddressID: d.AddressID, Outcome: d.Status, OccurredAt: at}, prices)
-		return err
+		_, err := svc.RecordOutcome(ctx, within(tx), billing.Outcome{EventID: e.ID, OrgID: e.OrgID, Env: e.Environment,
+			CustomerID: d.CustomerID, AddressID: d.AddressID, Status: d.Status, OccurredAt: at})
+		return permanentIfInvalid(err)
 	}
 }
 
@@ -63,30 +63,30 @@ type GatewayUsage struct {
 	Keys     map[string]time.Time `json:"keys"`
 }
 
-// Usage applies gateway usage reports.
-func Usage() inbox.Handler {
+// GatewayReports applies gateway usage reports.
+func GatewayReports(svc *billing.Service, within func(pgx.Tx) billing.Tx) inbox.Handler {
 	return func(ctx context.Context, tx pgx.Tx, e event.Event) error {
 		if e.Type != TypeGatewayUsage {
 			return nil
 		}
 		var d GatewayUsage
 		if err := json.Unmarshal(e.Data, &d); err != nil {
-			return inbox.Permanent(err)
+			return inbox.Permanent(fmt.Errorf("decode %s: %w", e.Type, err))
 		}
 		day, err := time.Parse(time.DateOnly, d.Day)
 		if err != nil {
-			return inbox.Permanent(err)
+			return inbox.Permanent(fmt.Errorf("decode %s: day: %w", e.Type, err))
 		}
-		if d.Requests > 0 {
-			if err := postgres.RecordRequests(ctx, tx, e.OrgID, day, d.Requests); err != nil {
-				return err
-			}
-		}
-		for id, at := range d.Keys {
-			if err := postgres.TouchKey(ctx, tx, e.OrgID, id, at); err != nil {
-				return err
-			}
-		}
-		return nil
+		return permanentIfInvalid(svc.RecordGatewayReport(ctx, within(tx),
+			billing.GatewayReport{OrgID: e.OrgID, Day: day, Requests: d.Requests, KeysLastUsed: d.Keys}))
 	}
+}
+
+// permanentIfInvalid skips events the use case refuses as invalid: no
+// retry can make them valid. Other errors are retried.
+func permanentIfInvalid(err error) error {
+	if ae, ok := apperr.As(err); ok && ae.Kind == apperr.KindInvalid {
+		return inbox.Permanent(err)
+	}
+	return err
 }

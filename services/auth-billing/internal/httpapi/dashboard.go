@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/go-kit/kit/endpoint"
-
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/envelope"
 	"github.com/kycfield/kyc/pkg/jsonbody"
@@ -48,27 +46,19 @@ func RegisterDashboard(mux *http.ServeMux, d *account.Dashboard, e Endpoints, pr
 	}))
 	edge := func(h http.Handler) http.Handler { return protect(cop.Handler(h), principal.KindEdge) }
 	authed := func(h http.Handler) http.Handler { return edge(requireSession(d, log, h)) }
-	s := func(ep endpoint.Endpoint, dec func(context.Context, *http.Request) (any, error)) http.Handler {
-		return kitserver.NewServer(ep, dec, log)
-	}
 	orgOf := func(r *http.Request) string { return sessionFrom(r.Context()).OrgID }
-	sessionOrg := func(_ context.Context, r *http.Request) (any, error) { return orgRequest{OrgID: orgOf(r)}, nil }
 
-	mux.Handle("POST /dashboard/v1/signup", edge(s(signUpEndpoint(d, opt), decodeSignUp)))
-	mux.Handle("POST /dashboard/v1/login", edge(s(logInEndpoint(d, opt), decodeLogIn)))
-	mux.Handle("POST /dashboard/v1/logout", authed(s(logOutEndpoint(d, opt), decodeCookie)))
-	mux.Handle("GET /dashboard/v1/me", authed(s(meEndpoint(d), decodeCookie)))
-	mux.Handle("GET /dashboard/v1/keys", authed(s(e.ListKeys, sessionOrg)))
-	mux.Handle("POST /dashboard/v1/keys", authed(s(e.CreateKey, decodeCreateKey(orgOf))))
-	mux.Handle("POST /dashboard/v1/keys/{id}/revoke", authed(s(e.RevokeKey, func(_ context.Context, r *http.Request) (any, error) {
-		return keyRequest{OrgID: orgOf(r), KeyID: r.PathValue("id")}, nil
-	})))
-	mux.Handle("POST /dashboard/v1/keys/{id}/roll", authed(s(e.RollKey, decodeRoll(orgOf))))
-	mux.Handle("GET /dashboard/v1/plan", authed(s(e.GetOrg, sessionOrg)))
-	mux.Handle("PUT /dashboard/v1/plan", authed(s(e.ChangePlan, decodeChangePlan(orgOf))))
-	mux.Handle("GET /dashboard/v1/usage", authed(s(e.Usage, func(_ context.Context, r *http.Request) (any, error) {
-		return usageRequest{OrgID: orgOf(r), Month: r.URL.Query().Get("month")}, nil
-	})))
+	mux.Handle("POST /dashboard/v1/signup", edge(kitserver.NewHandler(signUpEndpoint(d, opt), decodeSignUp, log)))
+	mux.Handle("POST /dashboard/v1/login", edge(kitserver.NewHandler(logInEndpoint(d, opt), decodeLogIn, log)))
+	mux.Handle("POST /dashboard/v1/logout", authed(kitserver.NewHandler(logOutEndpoint(d, opt), decodeCookie, log)))
+	mux.Handle("GET /dashboard/v1/me", authed(kitserver.NewHandler(meEndpoint(d), decodeCookie, log)))
+	mux.Handle("GET /dashboard/v1/keys", authed(kitserver.NewHandler(e.ListKeys, decodeOrg(orgOf), log)))
+	mux.Handle("POST /dashboard/v1/keys", authed(kitserver.NewHandler(e.CreateKey, decodeCreateKey(orgOf), log)))
+	mux.Handle("POST /dashboard/v1/keys/{id}/revoke", authed(kitserver.NewHandler(e.RevokeKey, decodeKey(orgOf), log)))
+	mux.Handle("POST /dashboard/v1/keys/{id}/roll", authed(kitserver.NewHandler(e.RollKey, decodeRoll(orgOf), log)))
+	mux.Handle("GET /dashboard/v1/plan", authed(kitserver.NewHandler(e.GetOrg, decodeOrg(orgOf), log)))
+	mux.Handle("PUT /dashboard/v1/plan", authed(kitserver.NewHandler(e.ChangePlan, decodeChangePlan(orgOf), log)))
+	mux.Handle("GET /dashboard/v1/usage", authed(kitserver.NewHandler(e.Usage, decodeUsage(orgOf), log)))
 }
 
 // requireSession authenticates the session cookie and, for methods that
@@ -94,41 +84,34 @@ func requireSession(d *account.Dashboard, log *slog.Logger, next http.Handler) h
 	})
 }
 
-type signUpRequest struct{ OrgName, Email, Password string }
-type logInRequest struct{ Email, Password, ClientIP string }
+type signUpRequest struct {
+	OrgName  string `json:"organizationName"`
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+type logInRequest struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+	ClientIP string `json:"-"`
+}
 type cookieRequest struct{ Token string }
 
-func decodeSignUp(_ context.Context, r *http.Request) (any, error) {
-	b, err := jsonbody.Read(r, maxBody)
-	if err != nil {
-		return nil, err
-	}
-	b.RejectUnknown("organizationName", "email", "password")
-	org, _ := b.String("organizationName")
-	email, _ := b.String("email")
-	pw, _ := b.String("password")
-	if errs := b.Errors(); len(errs) > 0 {
-		return nil, apperr.Validation(errs...)
-	}
-	return signUpRequest{OrgName: org, Email: email, Password: pw}, nil
+func decodeSignUp(_ context.Context, r *http.Request) (signUpRequest, error) {
+	var req signUpRequest
+	return req, jsonbody.ReadInto(r, maxBody, &req)
 }
 
-func decodeLogIn(ctx context.Context, r *http.Request) (any, error) {
-	b, err := jsonbody.Read(r, maxBody)
-	if err != nil {
-		return nil, err
-	}
-	b.RejectUnknown("email", "password")
-	email, _ := b.String("email")
-	pw, _ := b.String("password")
-	if errs := b.Errors(); len(errs) > 0 {
-		return nil, apperr.Validation(errs...)
+func decodeLogIn(ctx context.Context, r *http.Request) (logInRequest, error) {
+	var req logInRequest
+	if err := jsonbody.ReadInto(r, maxBody, &req); err != nil {
+		return req, err
 	}
 	p, _ := principal.From(ctx)
-	return logInRequest{Email: email, Password: pw, ClientIP: p.ClientIP}, nil
+	req.ClientIP = p.ClientIP
+	return req, nil
 }
 
-func decodeCookie(_ context.Context, r *http.Request) (any, error) {
+func decodeCookie(_ context.Context, r *http.Request) (cookieRequest, error) {
 	c, err := r.Cookie(SessionCookie)
 	if err != nil {
 		return cookieRequest{}, nil
@@ -145,59 +128,45 @@ func sessionCookie(token string, expires time.Time, opt DashboardOptions) *http.
 	return c
 }
 
-func loginView(l account.Login) map[string]any {
-	return map[string]any{
-		"user":         map[string]any{"id": l.User.ID, "email": l.User.Email, "createdAt": envelope.Timestamp(l.User.CreatedAt)},
-		"organization": orgView(l.Org),
-		"csrfToken":    l.CSRF,
-		"expiresAt":    envelope.Timestamp(l.Expires),
-	}
-}
-
-func signUpEndpoint(d *account.Dashboard, opt DashboardOptions) endpoint.Endpoint {
-	return func(ctx context.Context, req any) (any, error) {
-		r := req.(signUpRequest)
+func signUpEndpoint(d *account.Dashboard, opt DashboardOptions) kitserver.Endpoint[signUpRequest] {
+	return kitserver.NewEndpoint(func(ctx context.Context, r signUpRequest) (kitserver.Result, error) {
 		l, err := d.SignUp(ctx, r.OrgName, r.Email, r.Password)
 		if err != nil {
-			return nil, err
+			return kitserver.Result{}, err
 		}
-		return kitserver.Result{Status: http.StatusCreated, Message: "Account created", Data: loginView(l),
+		return kitserver.Result{Status: http.StatusCreated, Message: "Account created", Data: viewLogin(l),
 			Cookies: []*http.Cookie{sessionCookie(l.Token, l.Expires, opt)}}, nil
-	}
+	})
 }
 
-func logInEndpoint(d *account.Dashboard, opt DashboardOptions) endpoint.Endpoint {
-	return func(ctx context.Context, req any) (any, error) {
-		r := req.(logInRequest)
+func logInEndpoint(d *account.Dashboard, opt DashboardOptions) kitserver.Endpoint[logInRequest] {
+	return kitserver.NewEndpoint(func(ctx context.Context, r logInRequest) (kitserver.Result, error) {
 		l, err := d.LogIn(ctx, r.Email, r.Password, r.ClientIP)
 		if err != nil {
-			return nil, err
+			return kitserver.Result{}, err
 		}
-		return kitserver.Result{Message: "Logged in", Data: loginView(l), Cookies: []*http.Cookie{sessionCookie(l.Token, l.Expires, opt)}}, nil
-	}
+		return kitserver.Result{Message: "Logged in", Data: viewLogin(l), Cookies: []*http.Cookie{sessionCookie(l.Token, l.Expires, opt)}}, nil
+	})
 }
 
-func logOutEndpoint(d *account.Dashboard, opt DashboardOptions) endpoint.Endpoint {
-	return func(ctx context.Context, req any) (any, error) {
-		if err := d.LogOut(ctx, req.(cookieRequest).Token); err != nil {
-			return nil, err
+func logOutEndpoint(d *account.Dashboard, opt DashboardOptions) kitserver.Endpoint[cookieRequest] {
+	return kitserver.NewEndpoint(func(ctx context.Context, r cookieRequest) (kitserver.Result, error) {
+		if err := d.LogOut(ctx, r.Token); err != nil {
+			return kitserver.Result{}, err
 		}
-		return kitserver.Result{Message: "Logged out", Data: map[string]any{"loggedOut": true},
+		return kitserver.Result{Message: "Logged out", Data: loggedOutView{LoggedOut: true},
 			Cookies: []*http.Cookie{sessionCookie("", time.Unix(0, 0), opt)}}, nil
-	}
+	})
 }
 
-func meEndpoint(d *account.Dashboard) endpoint.Endpoint {
-	return func(ctx context.Context, _ any) (any, error) {
+// meEndpoint answers from the session requireSession put on ctx.
+func meEndpoint(d *account.Dashboard) kitserver.Endpoint[cookieRequest] {
+	return kitserver.NewEndpoint(func(ctx context.Context, _ cookieRequest) (kitserver.Result, error) {
 		s := sessionFrom(ctx)
 		u, o, err := d.Me(ctx, s)
 		if err != nil {
-			return nil, err
+			return kitserver.Result{}, err
 		}
-		return kitserver.Result{Message: "Session retrieved", Data: map[string]any{
-			"user":         map[string]any{"id": u.ID, "email": u.Email, "createdAt": envelope.Timestamp(u.CreatedAt)},
-			"organization": orgView(o), "csrfToken": s.CSRFToken, "expiresAt": envelope.Timestamp(s.ExpiresAt),
-			"plans": account.Plans,
-		}}, nil
-	}
+		return kitserver.Result{Message: "Session retrieved", Data: viewMe(u, o, s)}, nil
+	})
 }

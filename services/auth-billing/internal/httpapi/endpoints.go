@@ -9,30 +9,49 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/go-kit/kit/endpoint"
-
-	"github.com/kycfield/kyc/pkg/envelope"
 	"github.com/kycfield/kyc/pkg/kitserver"
+	"github.com/kycfield/kyc/pkg/optional"
 	"github.com/kycfield/kyc/services/auth-billing/internal/account"
 	"github.com/kycfield/kyc/services/auth-billing/internal/billing"
 )
 
-// Endpoints are the operations of this service.
+// Endpoints are the operations of this service, each typed by its
+// request.
 type Endpoints struct {
-	CreateOrg, GetOrg, ChangePlan, CreateKey, ListKeys, RevokeKey, RollKey, Usage, Resolve endpoint.Endpoint
+	CreateOrg  kitserver.Endpoint[createOrgRequest]
+	GetOrg     kitserver.Endpoint[orgRequest]
+	ChangePlan kitserver.Endpoint[changePlanRequest]
+	CreateKey  kitserver.Endpoint[createKeyRequest]
+	ListKeys   kitserver.Endpoint[orgRequest]
+	RevokeKey  kitserver.Endpoint[keyRequest]
+	RollKey    kitserver.Endpoint[rollKeyRequest]
+	Usage      kitserver.Endpoint[usageRequest]
+	Resolve    kitserver.Endpoint[resolveRequest]
 }
 
-type createOrgRequest struct{ Name, Plan string }
+// The requests. Members of a JSON body are decoded into the tagged
+// fields by jsonbody; fields tagged "-" come from the path or the caller.
+
+type createOrgRequest struct {
+	Name string `json:"name"`
+	Plan string `json:"plan"`
+}
 type orgRequest struct{ OrgID string }
-type changePlanRequest struct{ OrgID, Plan string }
+type changePlanRequest struct {
+	OrgID string                 `json:"-"`
+	Plan  optional.Field[string] `json:"plan"`
+}
 type createKeyRequest struct {
-	OrgID, Env, Name string
-	Scopes           []string
+	OrgID  string   `json:"-"`
+	Env    string   `json:"environment" required:"is required (test or live)"`
+	Scopes []string `json:"scopes"`
+	Name   string   `json:"name"`
 }
 type keyRequest struct{ OrgID, KeyID string }
 type rollKeyRequest struct {
-	OrgID, KeyID string
-	Grace        time.Duration
+	OrgID      string `json:"-"`
+	KeyID      string `json:"-"`
+	GraceHours int64  `json:"gracePeriodHours"`
 }
 type usageRequest struct{ OrgID, Month string }
 type resolveRequest struct{ Hash []byte }
@@ -40,100 +59,46 @@ type resolveRequest struct{ Hash []byte }
 // MakeEndpoints builds the endpoints, each wrapped by the instrumenter.
 func MakeEndpoints(acc *account.Service, bill *billing.Service, in *kitserver.Instrumenter) Endpoints {
 	return Endpoints{
-		CreateOrg: in.Wrap("create_org")(func(ctx context.Context, req any) (any, error) {
-			r := req.(createOrgRequest)
+		CreateOrg: kitserver.NewEndpoint(func(ctx context.Context, r createOrgRequest) (kitserver.Result, error) {
 			o, err := acc.CreateOrg(ctx, r.Name, r.Plan)
-			return kitserver.Result{Status: http.StatusCreated, Message: "Organization created", Data: orgView(o)}, err
-		}),
-		GetOrg: in.Wrap("get_org")(func(ctx context.Context, req any) (any, error) {
-			o, err := acc.Org(ctx, req.(orgRequest).OrgID)
-			return kitserver.Result{Message: "Organization retrieved", Data: orgView(o)}, err
-		}),
-		ChangePlan: in.Wrap("change_plan")(func(ctx context.Context, req any) (any, error) {
-			r := req.(changePlanRequest)
-			o, err := acc.ChangePlan(ctx, r.OrgID, r.Plan)
-			return kitserver.Result{Message: "Plan changed", Data: orgView(o)}, err
-		}),
-		CreateKey: in.Wrap("create_key")(func(ctx context.Context, req any) (any, error) {
-			r := req.(createKeyRequest)
+			return kitserver.Result{Status: http.StatusCreated, Message: "Organization created", Data: viewOrg(o)}, err
+		}, in.Wrap("create_org")),
+		GetOrg: kitserver.NewEndpoint(func(ctx context.Context, r orgRequest) (kitserver.Result, error) {
+			o, err := acc.Org(ctx, r.OrgID)
+			return kitserver.Result{Message: "Organization retrieved", Data: viewOrg(o)}, err
+		}, in.Wrap("get_org")),
+		ChangePlan: kitserver.NewEndpoint(func(ctx context.Context, r changePlanRequest) (kitserver.Result, error) {
+			o, err := acc.ChangePlan(ctx, r.OrgID, r.Plan.V)
+			return kitserver.Result{Message: "Plan changed", Data: viewOrg(o)}, err
+		}, in.Wrap("change_plan")),
+		CreateKey: kitserver.NewEndpoint(func(ctx context.Context, r createKeyRequest) (kitserver.Result, error) {
 			k, err := acc.CreateKey(ctx, r.OrgID, r.Env, r.Scopes, r.Name)
-			return kitserver.Result{Status: http.StatusCreated, Message: "API key created; store it now, it is not shown again", Data: newKeyView(k)}, err
-		}),
-		ListKeys: in.Wrap("list_keys")(func(ctx context.Context, req any) (any, error) {
-			ks, err := acc.Keys(ctx, req.(orgRequest).OrgID)
-			views := make([]map[string]any, len(ks))
-			for i, k := range ks {
-				views[i] = keyView(k)
-			}
-			return kitserver.Result{Message: "API keys retrieved", Data: map[string]any{"keys": views}}, err
-		}),
-		RevokeKey: in.Wrap("revoke_key")(func(ctx context.Context, req any) (any, error) {
-			r := req.(keyRequest)
+			return kitserver.Result{Status: http.StatusCreated, Message: "API key created; store it now, it is not shown again", Data: viewNewKey(k)}, err
+		}, in.Wrap("create_key")),
+		ListKeys: kitserver.NewEndpoint(func(ctx context.Context, r orgRequest) (kitserver.Result, error) {
+			ks, err := acc.Keys(ctx, r.OrgID)
+			return kitserver.Result{Message: "API keys retrieved", Data: viewKeys(ks)}, err
+		}, in.Wrap("list_keys")),
+		RevokeKey: kitserver.NewEndpoint(func(ctx context.Context, r keyRequest) (kitserver.Result, error) {
 			k, err := acc.RevokeKey(ctx, r.OrgID, r.KeyID)
-			return kitserver.Result{Message: "API key revoked", Data: keyView(k)}, err
-		}),
-		RollKey: in.Wrap("roll_key")(func(ctx context.Context, req any) (any, error) {
-			r := req.(rollKeyRequest)
-			nk, old, err := acc.RollKey(ctx, r.OrgID, r.KeyID, r.Grace)
+			return kitserver.Result{Message: "API key revoked", Data: viewKey(k)}, err
+		}, in.Wrap("revoke_key")),
+		RollKey: kitserver.NewEndpoint(func(ctx context.Context, r rollKeyRequest) (kitserver.Result, error) {
+			nk, old, err := acc.RollKey(ctx, r.OrgID, r.KeyID, time.Duration(r.GraceHours)*time.Hour)
 			return kitserver.Result{Status: http.StatusCreated, Message: "API key rolled; store the new key now, it is not shown again",
-				Data: map[string]any{"key": newKeyView(nk), "previous": keyView(old)}}, err
-		}),
-		Usage: in.Wrap("usage")(func(ctx context.Context, req any) (any, error) {
-			r := req.(usageRequest)
+				Data: rolledKeyView{Key: viewNewKey(nk), Previous: viewKey(old)}}, err
+		}, in.Wrap("roll_key")),
+		Usage: kitserver.NewEndpoint(func(ctx context.Context, r usageRequest) (kitserver.Result, error) {
 			o, err := acc.Org(ctx, r.OrgID)
 			if err != nil {
-				return nil, err
+				return kitserver.Result{}, err
 			}
 			rep, err := bill.Report(ctx, o.ID, r.Month, o.Plan)
 			return kitserver.Result{Message: "Usage retrieved", Data: rep}, err
-		}),
-		Resolve: in.Wrap("resolve_key")(func(ctx context.Context, req any) (any, error) {
-			k, o, err := acc.Resolve(ctx, req.(resolveRequest).Hash)
-			return kitserver.Result{Message: "Key resolved", Data: map[string]any{"key": k, "organization": o}}, err
-		}),
+		}, in.Wrap("usage")),
+		Resolve: kitserver.NewEndpoint(func(ctx context.Context, r resolveRequest) (kitserver.Result, error) {
+			k, o, err := acc.Resolve(ctx, r.Hash)
+			return kitserver.Result{Message: "Key resolved", Data: resolvedKeyView{Key: k, Organization: o}}, err
+		}, in.Wrap("resolve_key")),
 	}
-}
-
-// orgView is an organization with its plan spelled out.
-func orgView(o account.Org) map[string]any {
-	return map[string]any{"id": o.ID, "name": o.Name, "plan": o.Plan, "planDetails": account.Plans[o.Plan],
-		"createdAt": envelope.Timestamp(o.CreatedAt), "updatedAt": envelope.Timestamp(o.UpdatedAt)}
-}
-
-// keyView never includes the secret or its hash.
-func keyView(k account.Key) map[string]any {
-	status := "active"
-	switch {
-	case k.RevokedAt != nil:
-		status = "revoked"
-	case k.ExpiresAt != nil && !time.Now().Before(*k.ExpiresAt):
-		status = "expired"
-	case k.ExpiresAt != nil:
-		status = "expiring"
-	}
-	return map[string]any{"id": k.ID, "organizationId": k.OrgID, "environment": k.Env, "scopes": k.Scopes, "name": k.Name,
-		"displayPrefix": k.Prefix, "status": status, "createdAt": envelope.Timestamp(k.CreatedAt),
-		"lastUsedAt": tsPtr(k.LastUsedAt), "revokedAt": tsPtr(k.RevokedAt), "expiresAt": tsPtr(k.ExpiresAt),
-		"replacedBy": nullIfEmpty(k.ReplacedBy)}
-}
-
-// newKeyView is keyView plus the secret, shown once.
-func newKeyView(k account.NewKey) map[string]any {
-	v := keyView(k.Key)
-	v["key"] = k.Secret
-	return v
-}
-
-func tsPtr(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	return envelope.Timestamp(*t)
-}
-
-func nullIfEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }

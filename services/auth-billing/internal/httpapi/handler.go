@@ -2,19 +2,12 @@ package httpapi
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/hex"
-	"github.com/kycfield/kyc/pkg/apikey"
 	"log/slog"
 	"net/http"
-	"strings"
-	"time"
 
-	"github.com/go-kit/kit/endpoint"
-	kithttp "github.com/go-kit/kit/transport/http"
-
+	"github.com/kycfield/kyc/pkg/apikey"
 	"github.com/kycfield/kyc/pkg/apperr"
-	"github.com/kycfield/kyc/pkg/envelope"
 	"github.com/kycfield/kyc/pkg/jsonbody"
 	"github.com/kycfield/kyc/pkg/kitserver"
 	"github.com/kycfield/kyc/pkg/principal"
@@ -28,128 +21,103 @@ type Protector func(h http.Handler, kinds ...principal.Kind) http.Handler
 
 // Register mounts the admin, internal and public API routes on mux.
 func Register(mux *http.ServeMux, e Endpoints, adminToken string, protect Protector, log *slog.Logger) {
-	admin := func(h http.Handler) http.Handler { return requireAdmin(adminToken, log, h) }
-	s := func(ep kitEndpoint, dec kithttp.DecodeRequestFunc) http.Handler {
-		return kitserver.NewServer(ep, dec, log)
+	admin := func(h http.Handler) http.Handler { return kitserver.RequireAdmin(adminToken, log, h) }
+	pathOrg := func(r *http.Request) string { return r.PathValue("id") }
+
+	mux.Handle("POST /admin/v1/orgs", admin(kitserver.NewHandler(e.CreateOrg, decodeCreateOrg, log)))
+	mux.Handle("GET /admin/v1/orgs/{id}", admin(kitserver.NewHandler(e.GetOrg, decodeOrg(pathOrg), log)))
+	mux.Handle("PUT /admin/v1/orgs/{id}/plan", admin(kitserver.NewHandler(e.ChangePlan, decodeChangePlan(pathOrg), log)))
+	mux.Handle("POST /admin/v1/orgs/{id}/keys", admin(kitserver.NewHandler(e.CreateKey, decodeCreateKey(pathOrg), log)))
+	mux.Handle("GET /admin/v1/orgs/{id}/keys", admin(kitserver.NewHandler(e.ListKeys, decodeOrg(pathOrg), log)))
+	// An operator names a key by its id alone: no organization narrows it.
+	anyOrg := func(*http.Request) string { return "" }
+	mux.Handle("POST /admin/v1/keys/{id}/revoke", admin(kitserver.NewHandler(e.RevokeKey, decodeKey(anyOrg), log)))
+	mux.Handle("GET /admin/v1/orgs/{id}/usage", admin(kitserver.NewHandler(e.Usage, decodeUsage(pathOrg), log)))
+
+	mux.Handle("POST "+apikey.ResolvePath, protect(kitserver.NewHandler(e.Resolve, decodeResolve, log), principal.KindGateway))
+
+	callerOrg := func(r *http.Request) string {
+		p, _ := principal.From(r.Context())
+		return p.OrgID
 	}
-
-	mux.Handle("POST /admin/v1/orgs", admin(s(e.CreateOrg, decodeCreateOrg)))
-	mux.Handle("GET /admin/v1/orgs/{id}", admin(s(e.GetOrg, decodeOrgPath)))
-	mux.Handle("PUT /admin/v1/orgs/{id}/plan", admin(s(e.ChangePlan, decodeChangePlan(func(r *http.Request) string { return r.PathValue("id") }))))
-	mux.Handle("POST /admin/v1/orgs/{id}/keys", admin(s(e.CreateKey, decodeCreateKey(func(r *http.Request) string { return r.PathValue("id") }))))
-	mux.Handle("GET /admin/v1/orgs/{id}/keys", admin(s(e.ListKeys, decodeOrgPath)))
-	mux.Handle("POST /admin/v1/keys/{id}/revoke", admin(s(e.RevokeKey, func(_ context.Context, r *http.Request) (any, error) {
-		return keyRequest{KeyID: r.PathValue("id")}, nil
-	})))
-	mux.Handle("GET /admin/v1/orgs/{id}/usage", admin(s(e.Usage, func(_ context.Context, r *http.Request) (any, error) {
-		return usageRequest{OrgID: r.PathValue("id"), Month: r.URL.Query().Get("month")}, nil
-	})))
-
-	mux.Handle("POST "+apikey.ResolvePath, protect(s(e.Resolve, decodeResolve), principal.KindGateway))
-
-	mux.Handle("GET /api/v1/billing/usage", protect(s(e.Usage, func(ctx context.Context, r *http.Request) (any, error) {
-		p, _ := principal.From(ctx)
-		return usageRequest{OrgID: p.OrgID, Month: r.URL.Query().Get("month")}, nil
-	}), principal.KindAPIKey))
+	mux.Handle("GET /api/v1/billing/usage", protect(kitserver.NewHandler(e.Usage, decodeUsage(callerOrg), log), principal.KindAPIKey))
 }
 
-type kitEndpoint = endpoint.Endpoint
+// The decoders take org, which says whose organization a request is
+// about: the path's for the admin API, the caller's for the public and
+// dashboard APIs.
 
-// requireAdmin checks the operator token in constant time.
-func requireAdmin(token string, log *slog.Logger, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || token == "" || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
-			envelope.Fail(r.Context(), w, log, apperr.New(apperr.KindUnauthorized, apperr.CodeUnauthorized, "Missing or invalid admin token"))
-			return
+func decodeOrg(org func(*http.Request) string) func(context.Context, *http.Request) (orgRequest, error) {
+	return func(_ context.Context, r *http.Request) (orgRequest, error) {
+		return orgRequest{OrgID: org(r)}, nil
+	}
+}
+
+func decodeKey(org func(*http.Request) string) func(context.Context, *http.Request) (keyRequest, error) {
+	return func(_ context.Context, r *http.Request) (keyRequest, error) {
+		return keyRequest{OrgID: org(r), KeyID: r.PathValue("id")}, nil
+	}
+}
+
+func decodeUsage(org func(*http.Request) string) func(context.Context, *http.Request) (usageRequest, error) {
+	return func(_ context.Context, r *http.Request) (usageRequest, error) {
+		return usageRequest{OrgID: org(r), Month: r.URL.Query().Get("month")}, nil
+	}
+}
+
+func decodeCreateOrg(_ context.Context, r *http.Request) (createOrgRequest, error) {
+	var req createOrgRequest
+	return req, jsonbody.ReadInto(r, maxBody, &req)
+}
+
+// decodeChangePlan requires a plan, absent or null alike, but says so
+// only when the body has no other problem.
+func decodeChangePlan(org func(*http.Request) string) func(context.Context, *http.Request) (changePlanRequest, error) {
+	return func(_ context.Context, r *http.Request) (changePlanRequest, error) {
+		req := changePlanRequest{OrgID: org(r)}
+		if err := jsonbody.ReadInto(r, maxBody, &req); err != nil {
+			return req, err
 		}
-		next.ServeHTTP(w, r)
-	})
+		if !req.Plan.Has() {
+			return req, apperr.Validation(apperr.Detail{Field: "plan", Message: "is required"})
+		}
+		return req, nil
+	}
 }
 
-func decodeOrgPath(_ context.Context, r *http.Request) (any, error) {
-	return orgRequest{OrgID: r.PathValue("id")}, nil
+func decodeCreateKey(org func(*http.Request) string) func(context.Context, *http.Request) (createKeyRequest, error) {
+	return func(_ context.Context, r *http.Request) (createKeyRequest, error) {
+		req := createKeyRequest{OrgID: org(r)}
+		return req, jsonbody.ReadInto(r, maxBody, &req)
+	}
 }
 
-func decodeCreateOrg(_ context.Context, r *http.Request) (any, error) {
+// decodeRoll checks the grace period's range before it becomes a
+// duration, so that no count of hours can overflow one.
+func decodeRoll(org func(*http.Request) string) func(context.Context, *http.Request) (rollKeyRequest, error) {
+	return func(_ context.Context, r *http.Request) (rollKeyRequest, error) {
+		req := rollKeyRequest{OrgID: org(r), KeyID: r.PathValue("id")}
+		if err := jsonbody.ReadInto(r, maxBody, &req); err != nil {
+			return req, err
+		}
+		if req.GraceHours < 0 || req.GraceHours > 72 {
+			return req, apperr.Validation(apperr.Detail{Field: "gracePeriodHours", Message: "must be between 0 and 72"})
+		}
+		return req, nil
+	}
+}
+
+// decodeResolve reads the gateway's request leniently: other members are
+// ignored and any problem with the hash is the one detail.
+func decodeResolve(_ context.Context, r *http.Request) (resolveRequest, error) {
 	b, err := jsonbody.Read(r, maxBody)
 	if err != nil {
-		return nil, err
-	}
-	b.RejectUnknown("name", "plan")
-	name, _ := b.String("name")
-	plan, _ := b.String("plan")
-	if errs := b.Errors(); len(errs) > 0 {
-		return nil, apperr.Validation(errs...)
-	}
-	return createOrgRequest{Name: name, Plan: plan}, nil
-}
-
-func decodeChangePlan(org func(*http.Request) string) kithttp.DecodeRequestFunc {
-	return func(_ context.Context, r *http.Request) (any, error) {
-		b, err := jsonbody.Read(r, maxBody)
-		if err != nil {
-			return nil, err
-		}
-		b.RejectUnknown("plan")
-		plan, ok := b.String("plan")
-		if !ok && len(b.Errors()) == 0 {
-			b.Fail("plan", "is required")
-		}
-		if errs := b.Errors(); len(errs) > 0 {
-			return nil, apperr.Validation(errs...)
-		}
-		return changePlanRequest{OrgID: org(r), Plan: plan}, nil
-	}
-}
-
-func decodeCreateKey(org func(*http.Request) string) kithttp.DecodeRequestFunc {
-	return func(_ context.Context, r *http.Request) (any, error) {
-		b, err := jsonbody.Read(r, maxBody)
-		if err != nil {
-			return nil, err
-		}
-		b.RejectUnknown("environment", "scopes", "name")
-		env, ok := b.String("environment")
-		if !ok && !b.Has("environment") {
-			b.Fail("environment", "is required (test or live)")
-		}
-		scopes, _ := b.Strings("scopes")
-		name, _ := b.String("name")
-		if errs := b.Errors(); len(errs) > 0 {
-			return nil, apperr.Validation(errs...)
-		}
-		return createKeyRequest{OrgID: org(r), Env: env, Scopes: scopes, Name: name}, nil
-	}
-}
-
-func decodeRoll(org func(*http.Request) string) kithttp.DecodeRequestFunc {
-	return func(_ context.Context, r *http.Request) (any, error) {
-		b, err := jsonbody.Read(r, maxBody)
-		if err != nil {
-			return nil, err
-		}
-		b.RejectUnknown("gracePeriodHours")
-		hours, _ := b.Int("gracePeriodHours")
-		if errs := b.Errors(); len(errs) > 0 {
-			return nil, apperr.Validation(errs...)
-		}
-		if hours < 0 || hours > 72 {
-			return nil, apperr.Validation(apperr.Detail{Field: "gracePeriodHours", Message: "must be between 0 and 72"})
-		}
-		return rollKeyRequest{OrgID: org(r), KeyID: r.PathValue("id"), Grace: time.Duration(hours) * time.Hour}, nil
-	}
-}
-
-func decodeResolve(_ context.Context, r *http.Request) (any, error) {
-	b, err := jsonbody.Read(r, maxBody)
-	if err != nil {
-		return nil, err
+		return resolveRequest{}, err
 	}
 	h, _ := b.String("hash")
 	raw, err := hex.DecodeString(h)
 	if err != nil || len(raw) != 32 {
-		return nil, apperr.Validation(apperr.Detail{Field: "hash", Message: "must be a hex SHA-256"})
+		return resolveRequest{}, apperr.Validation(apperr.Detail{Field: "hash", Message: "must be a hex SHA-256"})
 	}
 	return resolveRequest{Hash: raw}, nil
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/kycfield/kyc/services/auth-billing/internal/billing"
 )
 
-// Usage implements billing.Store and the writes of the usage consumers.
+// Usage implements billing.Store, and billing.Tx through Within.
 type Usage struct{ pool *pgxpool.Pool }
 
 // NewUsage returns the usage repository.
@@ -60,35 +60,31 @@ func (u *Usage) Billed(ctx context.Context, orgID string, from, to time.Time) ([
 	})
 }
 
-// RecordRequests stores an absolute daily count; counts only grow, so a
-// late or repeated report never lowers it.
-func RecordRequests(ctx context.Context, tx pgx.Tx, orgID string, day time.Time, n int64) error {
-	_, err := tx.Exec(ctx, `INSERT INTO daily_requests (org_id, day, requests) VALUES ($1, $2::date, $3)
+// Within adapts an open transaction (a consumer's) to billing.Tx.
+func (u *Usage) Within(tx pgx.Tx) billing.Tx { return usageTx{tx: tx} }
+
+type usageTx struct{ tx pgx.Tx }
+
+func (t usageTx) CurrentPlan(ctx context.Context, orgID string) (string, error) {
+	var plan string
+	err := t.tx.QueryRow(ctx, `SELECT plan FROM organizations WHERE id = $1`, orgID).Scan(&plan)
+	return plan, err
+}
+
+func (t usageTx) AddBillable(ctx context.Context, v billing.BillableVerification) (bool, error) {
+	tag, err := t.tx.Exec(ctx, `INSERT INTO billable_verifications (address_id, event_id, org_id, customer_id, outcome, plan, unit_price_cents, occurred_at)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8) ON CONFLICT (address_id) DO NOTHING`,
+		v.AddressID, v.EventID, v.OrgID, v.CustomerID, v.Outcome, v.Plan, v.UnitPriceCents, v.OccurredAt)
+	return tag.RowsAffected() == 1, err
+}
+
+func (t usageTx) RaiseDailyRequests(ctx context.Context, orgID string, day time.Time, n int64) error {
+	_, err := t.tx.Exec(ctx, `INSERT INTO daily_requests (org_id, day, requests) VALUES ($1, $2::date, $3)
 		ON CONFLICT (org_id, day) DO UPDATE SET requests = GREATEST(daily_requests.requests, EXCLUDED.requests)`, orgID, day, n)
 	return err
 }
 
-// TouchKey records that a key was used at t (never moving backwards).
-func TouchKey(ctx context.Context, tx pgx.Tx, orgID, keyID string, t time.Time) error {
-	_, err := tx.Exec(ctx, `UPDATE api_keys SET last_used_at = GREATEST(coalesce(last_used_at, $3), $3) WHERE id = $1 AND org_id = $2`, keyID, orgID, t)
+func (t usageTx) TouchKey(ctx context.Context, orgID, keyID string, at time.Time) error {
+	_, err := t.tx.Exec(ctx, `UPDATE api_keys SET last_used_at = GREATEST(coalesce(last_used_at, $3), $3) WHERE id = $1 AND org_id = $2`, keyID, orgID, at)
 	return err
-}
-
-// BillableVerification is one charged address outcome.
-type BillableVerification struct {
-	EventID, OrgID, CustomerID, AddressID, Outcome string
-	OccurredAt                                     time.Time
-}
-
-// RecordVerification charges an address once, at the unit price of the
-// organization's plan now. It reports whether a row was added.
-func RecordVerification(ctx context.Context, tx pgx.Tx, v BillableVerification, prices map[string]billing.PlanPrice) (bool, error) {
-	var plan string
-	if err := tx.QueryRow(ctx, `SELECT plan FROM organizations WHERE id = $1`, v.OrgID).Scan(&plan); err != nil {
-		return false, err
-	}
-	tag, err := tx.Exec(ctx, `INSERT INTO billable_verifications (address_id, event_id, org_id, customer_id, outcome, plan, unit_price_cents, occurred_at)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8) ON CONFLICT (address_id) DO NOTHING`,
-		v.AddressID, v.EventID, v.OrgID, v.CustomerID, v.Outcome, plan, prices[plan].UnitPriceCents, v.OccurredAt)
-	return tag.RowsAffected() == 1, err
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/ids"
 )
 
@@ -89,7 +90,7 @@ type RawListQuery struct {
 // range values are errors, not silently clamped.
 func ParseListQuery(who Caller, raw RawListQuery) (ListQuery, error) {
 	q := ListQuery{OrgID: who.OrgID, Env: who.Env, Page: 1, Limit: DefaultLimit}
-	var ck checker
+	var ck apperr.Checker
 	// intParam parses an integer in [min, max]; max 0 means no upper bound.
 	intParam := func(name string, v *string, min, max int, dst *int) {
 		if v == nil {
@@ -98,9 +99,9 @@ func ParseListQuery(who Caller, raw RawListQuery) (ListQuery, error) {
 		n, err := strconv.Atoi(strings.TrimSpace(*v))
 		if err != nil || n < min || (max > 0 && n > max) {
 			if max == 0 {
-				ck.fail(name, "must be an integer of at least %d", min)
+				ck.Fail(name, "must be an integer of at least %d", min)
 			} else {
-				ck.fail(name, "must be an integer from %d to %d", min, max)
+				ck.Fail(name, "must be an integer from %d to %d", min, max)
 			}
 			return
 		}
@@ -111,13 +112,13 @@ func ParseListQuery(who Caller, raw RawListQuery) (ListQuery, error) {
 	if raw.Status != nil && *raw.Status != "" {
 		s := strings.ToUpper(strings.TrimSpace(*raw.Status))
 		if !slices.Contains(CustomerStatuses, s) {
-			ck.fail("status", "must be one of %s", strings.Join(CustomerStatuses, ", "))
+			ck.Fail("status", "must be one of %s", strings.Join(CustomerStatuses, ", "))
 		}
 		q.Status = s
 	}
 	if raw.Search != nil && strings.TrimSpace(*raw.Search) != "" {
 		if utf8.RuneCountInString(*raw.Search) > maxSearch {
-			ck.fail("search", "must be at most %d characters", maxSearch)
+			ck.Fail("search", "must be at most %d characters", maxSearch)
 		} else {
 			q.Search = ParseSearch(*raw.Search)
 		}
@@ -126,17 +127,17 @@ func ParseListQuery(who Caller, raw RawListQuery) (ListQuery, error) {
 		c, ok := DecodeCursor(*raw.Cursor)
 		switch {
 		case !ok:
-			ck.fail("cursor", "is not a cursor returned by this endpoint")
+			ck.Fail("cursor", "is not a cursor returned by this endpoint")
 		case raw.Page != nil:
-			ck.fail("page", "cannot be combined with cursor")
+			ck.Fail("page", "cannot be combined with cursor")
 		default:
 			q.Cursor, q.Page = &c, 0
 		}
 	}
 	if q.Cursor == nil && q.Offset() >= MaxOffset {
-		ck.fail("page", "is beyond the first %d results; continue with the cursor from pagination.nextCursor or narrow the search", MaxOffset)
+		ck.Fail("page", "is beyond the first %d results; continue with the cursor from pagination.nextCursor or narrow the search", MaxOffset)
 	}
-	return q, ck.err()
+	return q, ck.Err()
 }
 
 // List returns a page of the caller's live customers, newest first.

@@ -9,16 +9,22 @@ import (
 
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/ids"
-	"github.com/kycfield/kyc/pkg/principal"
 )
 
 // Caller is who acts, as established by the gateway.
 type Caller struct {
 	OrgID string
-	Env   string
-	// RecordLimit caps live sandbox customers (0 = unlimited).
+	Env   string // EnvTest or EnvLive
+	// RecordLimit caps the sandbox customers not deleted (0 = unlimited).
 	RecordLimit int
 }
+
+// Environments: sandbox and live data never meet. Sandbox accepts plain
+// http document URLs and is subject to the plan's record limit.
+const (
+	EnvTest = "test"
+	EnvLive = "live"
+)
 
 // Event types this context publishes.
 const (
@@ -65,7 +71,11 @@ type Tx interface {
 	UpdateStatus(ctx context.Context, c Customer) error
 	SoftDelete(ctx context.Context, c Customer) error
 	InsertAddress(ctx context.Context, c Customer, a Address, position int) error
+	InsertDocument(ctx context.Context, c Customer, d Document, position int) error
 	UpdateAddress(ctx context.Context, c Customer, a Address) error
+	// SetReportURL records where the customer's newest report is; it
+	// reports false for a customer it does not hold (other tenant, gone).
+	SetReportURL(ctx context.Context, orgID, env, id, url string) (bool, error)
 	Emit(ctx context.Context, ch Change) error
 }
 
@@ -85,11 +95,11 @@ func (s *Service) Create(ctx context.Context, who Caller, in CreateInput) (Custo
 	now := s.now().UTC()
 	c := Customer{ID: ids.New("cus"), OrgID: who.OrgID, Env: who.Env, Status: StatusPending,
 		SubmittedAt: now, CreatedAt: now, UpdatedAt: now, Addresses: []Address{}, Documents: []Document{}}
-	var ck checker
+	var ck apperr.Checker
 	personal(&ck, &c, in.Fields, true)
 	if in.Addresses.Has() {
 		if n := len(in.Addresses.V); n < 1 || n > MaxAddresses {
-			ck.fail("addresses", "must contain 1 to %d addresses", MaxAddresses)
+			ck.Fail("addresses", "must contain 1 to %d addresses", MaxAddresses)
 		}
 		for i, ai := range in.Addresses.V {
 			a := checkAddress(&ck, ai, fmt.Sprintf("addresses[%d].", i))
@@ -99,7 +109,7 @@ func (s *Service) Create(ctx context.Context, who Caller, in CreateInput) (Custo
 	}
 	if in.Documents.Has() {
 		if len(in.Documents.V) > maxDocumentsOnCreate {
-			ck.fail("documents", "must contain at most %d documents", maxDocumentsOnCreate)
+			ck.Fail("documents", "must contain at most %d documents", maxDocumentsOnCreate)
 		}
 		for i, di := range in.Documents.V {
 			d := checkDocument(&ck, di, fmt.Sprintf("documents[%d].", i), who.Env)
@@ -113,11 +123,11 @@ func (s *Service) Create(ctx context.Context, who Caller, in CreateInput) (Custo
 			msg = "must be a non-empty string"
 		}
 		if msg != "" {
-			ck.fail("relogReason", "%s", msg)
+			ck.Fail("relogReason", "%s", msg)
 		}
 		c.RelogReason = r
 	}
-	if err := ck.err(); err != nil {
+	if err := ck.Err(); err != nil {
 		return Customer{}, err
 	}
 	err := s.store.Atomic(ctx, func(tx Tx) error {
@@ -131,7 +141,7 @@ func (s *Service) Create(ctx context.Context, who Caller, in CreateInput) (Custo
 			}
 		}
 		limit := 0
-		if who.Env == string(principal.EnvTest) {
+		if who.Env == EnvTest {
 			limit = who.RecordLimit
 		}
 		ok, err := tx.CountCreated(ctx, c.OrgID, c.Env, c.Status, limit)
@@ -201,13 +211,13 @@ func (s *Service) Get(ctx context.Context, who Caller, id string) (Customer, err
 func (s *Service) Update(ctx context.Context, who Caller, id string, in Fields) (Customer, error) {
 	// Validate before the lookup, so a bad body is a 400 whatever the id.
 	// Validation depends on the input only, so applying it below cannot fail.
-	var ck checker
+	var ck apperr.Checker
 	personal(&ck, &Customer{}, in, false)
-	if err := ck.err(); err != nil {
+	if err := ck.Err(); err != nil {
 		return Customer{}, err
 	}
 	return s.change(ctx, who, id, func(tx Tx, c *Customer) error {
-		changed := personal(&checker{}, c, in, false)
+		changed := personal(&apperr.Checker{}, c, in, false)
 		if len(changed) == 0 {
 			return nil
 		}
@@ -261,9 +271,9 @@ func (s *Service) Delete(ctx context.Context, who Caller, id string) error {
 
 // AddAddress appends one address for verification.
 func (s *Service) AddAddress(ctx context.Context, who Caller, id string, in AddressInput) (Customer, error) {
-	var ck checker
+	var ck apperr.Checker
 	a := checkAddress(&ck, in, "")
-	if err := ck.err(); err != nil {
+	if err := ck.Err(); err != nil {
 		return Customer{}, err
 	}
 	return s.change(ctx, who, id, func(tx Tx, c *Customer) error {
@@ -341,4 +351,46 @@ func (s *Service) ApplyAddressUpdate(ctx context.Context, tx Tx, u AddressUpdate
 		at = s.now().UTC()
 	}
 	return true, s.restatus(ctx, tx, &c, at)
+}
+
+// ApplyDocumentAdded records on the customer a document the document
+// context reports appended (document.added), in the caller's transaction,
+// so that GET /api/v1/customers/{id} lists it with the documents sent at
+// creation. A document already recorded (a redelivery) or a customer
+// unknown or deleted here changes nothing. It reports whether anything
+// changed. The customer's own fields are not touched and no event is
+// published: the document context already published this fact.
+func (s *Service) ApplyDocumentAdded(ctx context.Context, tx Tx, orgID, env, customerID string, d Document) (bool, error) {
+	if d.ID == "" || !slices.Contains(DocumentTypes, d.DocumentType) {
+		return false, apperr.Validation(apperr.Detail{Field: "document", Message: "document without id or with an unknown documentType"})
+	}
+	c, err := tx.Get(ctx, orgID, env, customerID, true, false)
+	if apperr.IsCode(err, apperr.CodeNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if slices.ContainsFunc(c.Documents, func(x Document) bool { return x.ID == d.ID }) {
+		return false, nil
+	}
+	if err := tx.InsertDocument(ctx, c, d, len(c.Documents)); err != nil {
+		return false, err
+	}
+	// Announced like any change of the customer, so the contexts that show
+	// its documents (the verification status) follow.
+	c.Documents = append(c.Documents, d)
+	return true, tx.Emit(ctx, Change{Type: EventUpdated, Customer: c, Changed: []string{"documents"}})
+}
+
+// ApplyReportGenerated sets reportUrl once the reporting context has
+// stored a report of the customer (report.generated). The URL names the
+// newest version whatever the version, so redeliveries and reordering
+// change nothing.
+func (s *Service) ApplyReportGenerated(ctx context.Context, tx Tx, orgID, env, customerID, url string) error {
+	if customerID == "" || url == "" {
+		return apperr.Validation(apperr.Detail{Field: "reportUrl", Message: "report.generated without customerId or reportUrl"})
+	}
+	_, err := tx.SetReportURL(ctx, orgID, env, customerID, url)
+	return err
 }

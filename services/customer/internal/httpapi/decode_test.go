@@ -1,10 +1,12 @@
 package httpapi
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/jsonbody"
 )
 
 func TestDecodeCreateReportsEveryProblem(t *testing.T) {
@@ -42,6 +44,71 @@ func TestDecodeCreateReportsEveryProblem(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The details name every problem, in a stable order: read-only members,
+// unknown ones by name, then wrong types in field order, nested ones with
+// their paths.
+func TestDecodeCreateDetailsInOrder(t *testing.T) {
+	_, err := DecodeCreate([]byte(`{"zip":1,"status":"X","phone":5,"addresses":[{"city":1,"zip":2},3],
+		"documents":[{"fileSize":1.5}],"relogReason":[],"id":"cus_1"}`))
+	want := []string{"id: is read-only", "status: is read-only", "zip: unknown field", "phone: must be a string",
+		"relogReason: must be a string", "addresses[1]: must be an object", "addresses[0].zip: unknown field",
+		"addresses[0].city: must be a string", "documents[0].fileSize: must be an integer"}
+	if got := detailList(t, err); !slices.Equal(got, want) {
+		t.Fatalf("details\n got  %q\n want %q", got, want)
+	}
+}
+
+func TestDecodeUpdate(t *testing.T) {
+	cases := []struct {
+		body string
+		want []string
+	}{
+		{`{}`, []string{"body: must contain at least one field to update"}},
+		{`{"addresses":[],"relogReason":"x","documents":null,"createdAt":"x","nick":1,"firstName":2}`, []string{
+			"createdAt: is read-only",
+			"addresses: cannot be changed with PUT; append one with POST /api/v1/customers/{id}/addresses",
+			"documents: cannot be changed with PUT; append one with POST /api/v1/customers/{id}/documents",
+			"relogReason: can only be sent when creating a customer",
+			"nick: unknown field", "firstName: must be a string"}},
+	}
+	for _, c := range cases {
+		o, err := jsonbody.Parse([]byte(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = updateFrom(o)
+		if got := detailList(t, err); !slices.Equal(got, c.want) {
+			t.Errorf("%s: details\n got  %q\n want %q", c.body, got, c.want)
+		}
+	}
+	o, _ := jsonbody.Parse([]byte(`{"email":null,"phone":"+2348031234567"}`))
+	in, err := updateFrom(o)
+	if err != nil || !in.Email.Null || in.Phone.V != "+2348031234567" || in.FirstName.Set {
+		t.Fatalf("got %+v, %v", in, err)
+	}
+}
+
+func TestDecodeAddress(t *testing.T) {
+	o, _ := jsonbody.Parse([]byte(`{"city":"Ikeja","state":7,"id":"adr_1"}`))
+	_, err := addressFrom(o)
+	if got, want := detailList(t, err), []string{"id: unknown field", "state: must be a string"}; !slices.Equal(got, want) {
+		t.Fatalf("details %q, want %q", got, want)
+	}
+}
+
+func detailList(t *testing.T, err error) []string {
+	t.Helper()
+	e, ok := apperr.As(err)
+	if !ok || e.Code != apperr.CodeValidation {
+		t.Fatalf("got %v, want a validation error", err)
+	}
+	var out []string
+	for _, d := range e.Details {
+		out = append(out, d.Field+": "+d.Message)
+	}
+	return out
 }
 
 func TestDecodeCreateKeepsAbsentNullAndSetApart(t *testing.T) {

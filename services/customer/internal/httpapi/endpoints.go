@@ -6,15 +6,19 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/go-kit/kit/endpoint"
-
 	"github.com/kycfield/kyc/pkg/kitserver"
 	"github.com/kycfield/kyc/services/customer/internal/customer"
+	"github.com/kycfield/kyc/services/customer/internal/customer/view"
 )
 
-// Endpoints are the customer operations.
+// Endpoints are the customer operations, each typed by its request.
 type Endpoints struct {
-	Create, Get, List, Update, Delete, AddAddress endpoint.Endpoint
+	Create     kitserver.Endpoint[createRequest]
+	Get        kitserver.Endpoint[idRequest]
+	List       kitserver.Endpoint[listRequest]
+	Update     kitserver.Endpoint[updateRequest]
+	Delete     kitserver.Endpoint[idRequest]
+	AddAddress kitserver.Endpoint[addAddressRequest]
 }
 
 type createRequest struct {
@@ -52,25 +56,23 @@ type Pagination struct {
 // MakeEndpoints builds the endpoints with instrumentation.
 func MakeEndpoints(svc *customer.Service, in *kitserver.Instrumenter) Endpoints {
 	return Endpoints{
-		Create: in.Wrap("create_customer")(func(ctx context.Context, req any) (any, error) {
-			r := req.(createRequest)
+		Create: kitserver.NewEndpoint(func(ctx context.Context, r createRequest) (kitserver.Result, error) {
 			c, err := svc.Create(ctx, r.who, r.in)
-			return kitserver.Result{Status: http.StatusCreated, Message: "Customer created successfully; field verification has been initiated", Data: customer.ViewOf(c)}, err
-		}),
-		Get: in.Wrap("get_customer")(func(ctx context.Context, req any) (any, error) {
-			r := req.(idRequest)
+			return shown(http.StatusCreated, "Customer created successfully; field verification has been initiated", c, err)
+		}, in.Wrap("create_customer")),
+		Get: kitserver.NewEndpoint(func(ctx context.Context, r idRequest) (kitserver.Result, error) {
 			c, err := svc.Get(ctx, r.who, r.id)
-			return kitserver.Result{Message: "Customer retrieved successfully", Data: customer.ViewOf(c)}, err
-		}),
-		List: in.Wrap("list_customers")(func(ctx context.Context, req any) (any, error) {
-			q := req.(listRequest).q
+			return shown(http.StatusOK, "Customer retrieved successfully", c, err)
+		}, in.Wrap("get_customer")),
+		List: kitserver.NewEndpoint(func(ctx context.Context, r listRequest) (kitserver.Result, error) {
+			q := r.q
 			p, err := svc.List(ctx, q)
 			if err != nil {
-				return nil, err
+				return kitserver.Result{}, err
 			}
-			views := make([]customer.View, len(p.Customers))
+			views := make([]view.Customer, len(p.Customers))
 			for i, c := range p.Customers {
-				views[i] = customer.ViewOf(c)
+				views[i] = view.Of(c)
 			}
 			pg := Pagination{Limit: q.Limit, Total: p.Total, TotalPages: (p.Total + int64(q.Limit) - 1) / int64(q.Limit),
 				HasNext: p.HasNext, TotalExact: p.TotalExact}
@@ -81,21 +83,26 @@ func MakeEndpoints(svc *customer.Service, in *kitserver.Instrumenter) Endpoints 
 				pg.NextCursor = &p.NextCursor
 			}
 			return kitserver.Result{Message: "Customers retrieved successfully", Data: map[string]any{"customers": views, "pagination": pg}}, nil
-		}),
-		Update: in.Wrap("update_customer")(func(ctx context.Context, req any) (any, error) {
-			r := req.(updateRequest)
+		}, in.Wrap("list_customers")),
+		Update: kitserver.NewEndpoint(func(ctx context.Context, r updateRequest) (kitserver.Result, error) {
 			c, err := svc.Update(ctx, r.who, r.id, r.in)
-			return kitserver.Result{Message: "Customer updated successfully", Data: customer.ViewOf(c)}, err
-		}),
-		Delete: in.Wrap("delete_customer")(func(ctx context.Context, req any) (any, error) {
-			r := req.(idRequest)
+			return shown(http.StatusOK, "Customer updated successfully", c, err)
+		}, in.Wrap("update_customer")),
+		Delete: kitserver.NewEndpoint(func(ctx context.Context, r idRequest) (kitserver.Result, error) {
 			err := svc.Delete(ctx, r.who, r.id)
 			return kitserver.Result{Message: "Customer deleted successfully", Data: map[string]any{"id": r.id, "deleted": true}}, err
-		}),
-		AddAddress: in.Wrap("add_address")(func(ctx context.Context, req any) (any, error) {
-			r := req.(addAddressRequest)
+		}, in.Wrap("delete_customer")),
+		AddAddress: kitserver.NewEndpoint(func(ctx context.Context, r addAddressRequest) (kitserver.Result, error) {
 			c, err := svc.AddAddress(ctx, r.who, r.id, r.in)
-			return kitserver.Result{Status: http.StatusCreated, Message: "Address added successfully; field verification has been initiated", Data: customer.ViewOf(c)}, err
-		}),
+			return shown(http.StatusCreated, "Address added successfully; field verification has been initiated", c, err)
+		}, in.Wrap("add_address")),
 	}
+}
+
+// shown answers with the customer as shown, or with err.
+func shown(status int, message string, c customer.Customer, err error) (kitserver.Result, error) {
+	if err != nil {
+		return kitserver.Result{}, err
+	}
+	return kitserver.Result{Status: status, Message: message, Data: view.Of(c)}, nil
 }

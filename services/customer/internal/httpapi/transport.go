@@ -5,8 +5,6 @@ import (
 	"log/slog"
 	"net/http"
 
-	kithttp "github.com/go-kit/kit/transport/http"
-
 	"github.com/kycfield/kyc/pkg/jsonbody"
 	"github.com/kycfield/kyc/pkg/kitserver"
 	"github.com/kycfield/kyc/pkg/principal"
@@ -16,15 +14,13 @@ import (
 // Register mounts the customer routes on mux; protect requires an API-key
 // principal signed by the gateway.
 func Register(mux *http.ServeMux, e Endpoints, protect func(http.Handler, ...principal.Kind) http.Handler, log *slog.Logger) {
-	route := func(pattern string, ep func(context.Context, any) (any, error), dec kithttp.DecodeRequestFunc) {
-		mux.Handle(pattern, protect(kitserver.NewServer(ep, dec, log), principal.KindAPIKey))
-	}
-	route("POST /api/v1/customers", e.Create, decodeCreate)
-	route("GET /api/v1/customers", e.List, decodeList)
-	route("GET /api/v1/customers/{id}", e.Get, decodeID)
-	route("PUT /api/v1/customers/{id}", e.Update, decodeUpdate)
-	route("DELETE /api/v1/customers/{id}", e.Delete, decodeID)
-	route("POST /api/v1/customers/{id}/addresses", e.AddAddress, decodeAddAddress)
+	handle := func(pattern string, h http.Handler) { mux.Handle(pattern, protect(h, principal.KindAPIKey)) }
+	handle("POST /api/v1/customers", kitserver.NewHandler(e.Create, decodeCreate, log))
+	handle("GET /api/v1/customers", kitserver.NewHandler(e.List, decodeList, log))
+	handle("GET /api/v1/customers/{id}", kitserver.NewHandler(e.Get, decodeID, log))
+	handle("PUT /api/v1/customers/{id}", kitserver.NewHandler(e.Update, decodeUpdate, log))
+	handle("DELETE /api/v1/customers/{id}", kitserver.NewHandler(e.Delete, decodeID, log))
+	handle("POST /api/v1/customers/{id}/addresses", kitserver.NewHandler(e.AddAddress, decodeAddAddress, log))
 }
 
 func caller(ctx context.Context) customer.Caller {
@@ -32,38 +28,31 @@ func caller(ctx context.Context) customer.Caller {
 	return customer.Caller{OrgID: p.OrgID, Env: string(p.Env), RecordLimit: p.RecordLimit}
 }
 
-func decodeCreate(ctx context.Context, r *http.Request) (any, error) {
-	b, err := jsonbody.Read(r, maxBody)
-	if err != nil {
-		return nil, err
-	}
-	in, err := createFrom(b)
-	return createRequest{who: caller(ctx), in: in}, err
+func decodeCreate(ctx context.Context, r *http.Request) (createRequest, error) {
+	req := createRequest{who: caller(ctx)}
+	return req, jsonbody.ReadInto(r, maxBody, &req.in, readOnly...)
 }
 
-func decodeID(ctx context.Context, r *http.Request) (any, error) {
+func decodeID(ctx context.Context, r *http.Request) (idRequest, error) {
 	return idRequest{who: caller(ctx), id: r.PathValue("id")}, nil
 }
 
-func decodeUpdate(ctx context.Context, r *http.Request) (any, error) {
+func decodeUpdate(ctx context.Context, r *http.Request) (updateRequest, error) {
+	req := updateRequest{who: caller(ctx), id: r.PathValue("id")}
 	b, err := jsonbody.Read(r, maxBody)
 	if err != nil {
-		return nil, err
+		return req, err
 	}
-	in, err := updateFrom(b)
-	return updateRequest{who: caller(ctx), id: r.PathValue("id"), in: in}, err
+	req.in, err = updateFrom(b)
+	return req, err
 }
 
-func decodeAddAddress(ctx context.Context, r *http.Request) (any, error) {
-	b, err := jsonbody.Read(r, maxBody)
-	if err != nil {
-		return nil, err
-	}
-	in, err := addressFrom(b)
-	return addAddressRequest{who: caller(ctx), id: r.PathValue("id"), in: in}, err
+func decodeAddAddress(ctx context.Context, r *http.Request) (addAddressRequest, error) {
+	req := addAddressRequest{who: caller(ctx), id: r.PathValue("id")}
+	return req, jsonbody.ReadInto(r, maxBody, &req.in)
 }
 
-func decodeList(ctx context.Context, r *http.Request) (any, error) {
+func decodeList(ctx context.Context, r *http.Request) (listRequest, error) {
 	qs := r.URL.Query()
 	param := func(name string) *string {
 		if !qs.Has(name) {

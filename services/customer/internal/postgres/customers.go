@@ -184,6 +184,12 @@ func (t *txn) UpdateStatus(ctx context.Context, c customer.Customer) error {
 	return err
 }
 
+func (t *txn) SetReportURL(ctx context.Context, orgID, env, id, url string) (bool, error) {
+	tag, err := t.tx.Exec(ctx, `UPDATE customers SET report_url = $4 WHERE id = $1 AND org_id = $2 AND env = $3
+		AND report_url IS DISTINCT FROM $4`, id, orgID, env, url)
+	return tag.RowsAffected() == 1, err
+}
+
 func (t *txn) SoftDelete(ctx context.Context, c customer.Customer) error {
 	_, err := t.tx.Exec(ctx, `UPDATE customers SET deleted_at=$2, updated_at=$3 WHERE id=$1`, c.ID, c.DeletedAt, c.UpdatedAt)
 	return err
@@ -193,6 +199,13 @@ func (t *txn) InsertAddress(ctx context.Context, c customer.Customer, a customer
 	b := &pgx.Batch{}
 	queueAddress(b, c.ID, a, position)
 	return t.tx.SendBatch(ctx, b).Close()
+}
+
+func (t *txn) InsertDocument(ctx context.Context, c customer.Customer, d customer.Document, position int) error {
+	_, err := t.tx.Exec(ctx, `INSERT INTO documents (id, customer_id, position, document_type, file_name, file_url, file_type, file_size,
+		verified, uploaded_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`,
+		d.ID, c.ID, position, d.DocumentType, d.FileName, d.FileURL, d.FileType, d.FileSize, d.Verified, d.UploadedAt)
+	return err
 }
 
 func (t *txn) UpdateAddress(ctx context.Context, c customer.Customer, a customer.Address) error {

@@ -1,6 +1,7 @@
 // Package postgres is the customer repository: SQL written out, BVN/NIN
 // sealed with the keyring on the way in and opened on the way out, and
-// events written to the outbox in the same transaction as the rows.
+// the events it is handed written to the outbox in the same transaction
+// as the rows.
 package postgres
 
 import (
@@ -17,19 +18,25 @@ import (
 	"github.com/kycfield/kyc/pkg/outbox"
 	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/services/customer/internal/customer"
-	"github.com/kycfield/kyc/services/customer/internal/events"
 )
 
 // Store implements customer.Store.
 type Store struct {
-	pool  *pgxpool.Pool
-	keys  *keyring.Keyring
-	topic string
+	pool    *pgxpool.Pool
+	keys    *keyring.Keyring
+	topic   string
+	toEvent EventFunc
 }
 
-// New returns a Store; topic is the full name of the customer topic.
-func New(pool *pgxpool.Pool, keys *keyring.Keyring, topic string) *Store {
-	return &Store{pool: pool, keys: keys, topic: topic}
+// EventFunc turns a domain change into the event published for it
+// (events.Of).
+type EventFunc func(customer.Change) (event.Event, error)
+
+// New returns a Store. topic is the full name of the customer topic, and
+// toEvent makes the event each change writes to the outbox, in the same
+// transaction as the change.
+func New(pool *pgxpool.Pool, keys *keyring.Keyring, topic string, toEvent EventFunc) *Store {
+	return &Store{pool: pool, keys: keys, topic: topic, toEvent: toEvent}
 }
 
 // Atomic runs fn in a transaction.
@@ -136,7 +143,7 @@ func (t *txn) bump2(ctx context.Context, orgID, env, a string, da int, b string,
 }
 
 func (t *txn) Emit(ctx context.Context, ch customer.Change) error {
-	e, err := event.New(ch.Type, ch.Customer.OrgID, ch.Customer.Env, events.Payload(ch))
+	e, err := t.s.toEvent(ch)
 	if err != nil {
 		return err
 	}

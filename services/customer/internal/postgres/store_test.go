@@ -16,9 +16,11 @@ import (
 	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/pkg/keyring"
 	"github.com/kycfield/kyc/pkg/logging"
+	"github.com/kycfield/kyc/pkg/optional"
 	"github.com/kycfield/kyc/pkg/outbox"
 	"github.com/kycfield/kyc/pkg/pgtest"
 	"github.com/kycfield/kyc/services/customer/internal/customer"
+	"github.com/kycfield/kyc/services/customer/internal/customer/view"
 	"github.com/kycfield/kyc/services/customer/internal/events"
 	"github.com/kycfield/kyc/services/customer/internal/postgres"
 	"github.com/kycfield/kyc/services/customer/migrations"
@@ -37,14 +39,14 @@ func setup(t *testing.T) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := postgres.New(pool, keys, "customer-events")
+	store := postgres.New(pool, keys, "customer-events", events.Of)
 	return fixture{pool: pool, store: store, svc: customer.NewService(store, time.Now)}
 }
 
 func input(phone string, extra func(*customer.CreateInput)) customer.CreateInput {
 	in := customer.CreateInput{Fields: customer.Fields{
-		FirstName: customer.Value("Ngozi"), LastName: customer.Value("Okafor"), Phone: customer.Value(phone)},
-		Addresses: customer.Value([]customer.AddressInput{{StreetName: customer.Value("Allen Avenue"), City: customer.Value("Ikeja"), State: customer.Value("Lagos")}}),
+		FirstName: optional.Of("Ngozi"), LastName: optional.Of("Okafor"), Phone: optional.Of(phone)},
+		Addresses: optional.Of([]customer.AddressInput{{StreetName: optional.Of("Allen Avenue"), City: optional.Of("Ikeja"), State: optional.Of("Lagos")}}),
 	}
 	if extra != nil {
 		extra(&in)
@@ -131,7 +133,7 @@ func TestBVNAndNINAreNeverStoredInClear(t *testing.T) {
 	f := setup(t)
 	who := customer.Caller{OrgID: "org_pii", Env: "live"}
 	c, err := f.svc.Create(context.Background(), who, input("+2348030000002", func(in *customer.CreateInput) {
-		in.BVN, in.NIN = customer.Value("22212345678"), customer.Value("98765432109")
+		in.BVN, in.NIN = optional.Of("22212345678"), optional.Of("98765432109")
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +158,7 @@ func TestBVNAndNINAreNeverStoredInClear(t *testing.T) {
 		t.Fatalf("ciphertext does not name its key: %q", keyring.KeyID(raw))
 	}
 	got, err := f.svc.Get(context.Background(), who, c.ID)
-	if err != nil || got.BVN != "22212345678" || *customer.ViewOf(got).BVN != "***5678" || *customer.ViewOf(got).NIN != "***2109" {
+	if err != nil || got.BVN != "22212345678" || *view.Of(got).BVN != "***5678" || *view.Of(got).NIN != "***2109" {
 		t.Fatalf("read back: %+v %v", got, err)
 	}
 	if !strings.Contains(outboxRows, "***5678") {
@@ -229,7 +231,7 @@ func TestRelogBypassesDuplicatesAndDeletionReleasesValues(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	who := customer.Caller{OrgID: "org_r", Env: "test"}
-	first, err := f.svc.Create(context.Background(), who, input("+2348030000004", func(in *customer.CreateInput) { in.LoanID = customer.Value("LN-1") }))
+	first, err := f.svc.Create(context.Background(), who, input("+2348030000004", func(in *customer.CreateInput) { in.LoanID = optional.Of("LN-1") }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +241,7 @@ func TestRelogBypassesDuplicatesAndDeletionReleasesValues(t *testing.T) {
 		t.Fatalf("duplicate: %v %+v", err, e)
 	}
 	relog, err := f.svc.Create(context.Background(), who, input("+2348030000004", func(in *customer.CreateInput) {
-		in.LoanID, in.RelogReason = customer.Value("LN-1"), customer.Value("New loan application")
+		in.LoanID, in.RelogReason = optional.Of("LN-1"), optional.Of("New loan application")
 	}))
 	if err != nil || relog.RelogReason != "New loan application" {
 		t.Fatalf("relog: %v", err)
@@ -249,7 +251,7 @@ func TestRelogBypassesDuplicatesAndDeletionReleasesValues(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := f.svc.Create(context.Background(), who, input("+2348030000004", func(in *customer.CreateInput) { in.LoanID = customer.Value("LN-1") })); err != nil {
+	if _, err := f.svc.Create(context.Background(), who, input("+2348030000004", func(in *customer.CreateInput) { in.LoanID = optional.Of("LN-1") })); err != nil {
 		t.Fatalf("deleted customers still block: %v", err)
 	}
 	var deleted int
@@ -265,12 +267,12 @@ func TestUpdateRefusesAnotherCustomersPhone(t *testing.T) {
 	who := customer.Caller{OrgID: "org_u", Env: "test"}
 	a, _ := f.svc.Create(context.Background(), who, input("+2348030000005", nil))
 	b, _ := f.svc.Create(context.Background(), who, input("+2348030000006", nil))
-	_, err := f.svc.Update(context.Background(), who, b.ID, customer.Fields{Phone: customer.Value("+234 803 000 0005")})
+	_, err := f.svc.Update(context.Background(), who, b.ID, customer.Fields{Phone: optional.Of("+234 803 000 0005")})
 	if e, ok := apperr.As(err); !ok || e.Code != customer.CodeDuplicate || e.Details[0].ExistingID != a.ID {
 		t.Fatalf("got %v", err)
 	}
 	// Keeping one's own phone is not a duplicate.
-	if _, err := f.svc.Update(context.Background(), who, a.ID, customer.Fields{Phone: customer.Value("+2348030000005"), Occupation: customer.Value("Trader")}); err != nil {
+	if _, err := f.svc.Update(context.Background(), who, a.ID, customer.Fields{Phone: optional.Of("+2348030000005"), Occupation: optional.Of("Trader")}); err != nil {
 		t.Fatal(err)
 	}
 	var n int
@@ -282,7 +284,9 @@ func TestUpdateRefusesAnotherCustomersPhone(t *testing.T) {
 
 // A read racing the verification consumer must see the customer's status
 // and its addresses as of one moment, never a new address with an old
-// status.
+// status. The test proves reads happened: every read must succeed, and
+// both Get and List must have seen each state the address moves through
+// many times while it moved.
 func TestReadsSeeStatusAndAddressesTogether(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
@@ -293,38 +297,82 @@ func TestReadsSeeStatusAndAddressesTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 	consumer := inbox.New("test", nil, f.pool, logging.Discard(), events.Verification(f.svc, f.store.Within))
+	readers := map[string]func() (customer.Customer, error){
+		"Get": func() (customer.Customer, error) { return f.svc.Get(ctx, who, c.ID) },
+		"List": func() (customer.Customer, error) {
+			page, err := f.svc.List(ctx, customer.ListQuery{OrgID: who.OrgID, Env: who.Env, Page: 1, Limit: 10})
+			if err != nil {
+				return customer.Customer{}, err
+			}
+			if len(page.Customers) != 1 {
+				return customer.Customer{}, fmt.Errorf("listed %d customers, want 1", len(page.Customers))
+			}
+			return page.Customers[0], nil
+		},
+	}
+	// The address alternates between these; the customer's status follows.
+	states := []string{customer.StatusInProgress, customer.StatusVerified}
+	const (
+		minUpdates       = 150
+		minReadsPerState = 25
+	)
+	var (
+		mu     sync.Mutex
+		seen   = map[string]int{} // "Get VERIFIED" -> consistent reads
+		torn   []string
+		failed []string // unexpected read errors
+	)
+	// enough reports whether every reader saw every state enough times;
+	// after a failed read there is no point going on.
+	enough := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(failed) > 0 {
+			return true
+		}
+		for name := range readers {
+			for _, st := range states {
+				if seen[name+" "+st] < minReadsPerState {
+					return false
+				}
+			}
+		}
+		return true
+	}
 	done := make(chan struct{})
-	var torn []string
-	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				check := func(got customer.Customer) {
-					if want := customer.OverallStatus(got.Addresses); got.Status != want {
-						mu.Lock()
-						torn = append(torn, fmt.Sprintf("customer %s with address %s", got.Status, got.Addresses[0].Status))
-						mu.Unlock()
+				for name, read := range readers {
+					select {
+					case <-done:
+						return
+					default:
 					}
-				}
-				if got, err := f.svc.Get(ctx, who, c.ID); err == nil {
-					check(got)
-				}
-				page, err := f.svc.List(ctx, customer.ListQuery{OrgID: who.OrgID, Env: who.Env, Page: 1, Limit: 10})
-				if err == nil && len(page.Customers) == 1 {
-					check(page.Customers[0])
+					got, err := read()
+					mu.Lock()
+					switch {
+					case err != nil:
+						failed = append(failed, fmt.Sprintf("%s: %v", name, err))
+					case len(got.Addresses) != 1:
+						failed = append(failed, fmt.Sprintf("%s: %d addresses", name, len(got.Addresses)))
+					case got.Status != customer.OverallStatus(got.Addresses):
+						torn = append(torn, fmt.Sprintf("%s: customer %s with address %s", name, got.Status, got.Addresses[0].Status))
+					default:
+						seen[name+" "+got.Status]++
+					}
+					mu.Unlock()
 				}
 			}
 		}()
 	}
-	for seq := int64(1); seq <= 150; seq++ {
+	deadline := time.Now().Add(30 * time.Second)
+	seq := int64(0)
+	for seq < minUpdates || (!enough() && time.Now().Before(deadline)) {
+		seq++
 		status := customer.AddressInProgress
 		if seq%2 == 0 {
 			status = customer.AddressVerified
@@ -332,12 +380,25 @@ func TestReadsSeeStatusAndAddressesTogether(t *testing.T) {
 		e, _ := event.New(events.TypeAddressUpdated, who.OrgID, who.Env, map[string]any{"customerId": c.ID,
 			"addressId": c.Addresses[0].ID, "status": status, "sequence": seq, "occurredAt": time.Now()})
 		if err := consumer.Apply(ctx, e); err != nil {
+			close(done)
+			wg.Wait()
 			t.Fatal(err)
 		}
 	}
 	close(done)
 	wg.Wait()
-	if len(torn) > 0 {
-		t.Fatalf("%d torn reads, e.g. %s", len(torn), torn[0])
+	if len(failed) > 0 {
+		t.Errorf("%d reads failed, e.g. %s", len(failed), failed[0])
 	}
+	if len(torn) > 0 {
+		t.Errorf("%d torn reads, e.g. %s", len(torn), torn[0])
+	}
+	for name := range readers {
+		for _, st := range states {
+			if n := seen[name+" "+st]; n < minReadsPerState {
+				t.Errorf("%s: %d consistent reads saw %s over %d updates, want at least %d", name, n, st, seq, minReadsPerState)
+			}
+		}
+	}
+	t.Logf("%d updates; consistent reads: %v", seq, seen)
 }

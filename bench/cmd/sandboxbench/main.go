@@ -1,0 +1,136 @@
+// Command sandboxbench measures the sandbox end to end: from POST
+// /api/v1/customers to the customer being VERIFIED on the status
+// endpoint, with the sandbox delay at 0, at a steady rate of new
+// customers, and breaks the time down by stage using the timestamps the
+// platform records (customer creation, the verification context's first
+// transition, the sandbox's final one).
+//
+//	go run ./cmd/sandboxbench -rate 20 -duration 60s
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/kycfield/kyc/bench/load"
+	"github.com/kycfield/kyc/e2e/harness"
+)
+
+// sample is one customer's journey.
+type sample struct {
+	created  time.Duration // POST answered
+	consumed time.Duration // the verification context opened the job (PENDING)
+	verified time.Duration // the sandbox made it VERIFIED
+	visible  time.Duration // the status endpoint showed VERIFIED
+}
+
+func main() {
+	rate := flag.Int("rate", 20, "new customers per second")
+	dur := flag.Duration("duration", 60*time.Second, "how long to create customers")
+	poll := flag.Duration("poll", 10*time.Millisecond, "how often each customer's status is polled")
+	flag.Parse()
+	ctx := context.Background()
+	p, err := harness.Start(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer p.Stop()
+	t := load.TB{}
+	_, key := p.NewKey(t, p.NewOrg(t, "enterprise"), "test")
+
+	var mu sync.Mutex
+	var samples []sample
+	failed := 0
+	var wg sync.WaitGroup
+	tick := time.NewTicker(time.Second / time.Duration(*rate))
+	defer tick.Stop()
+	end := time.Now().Add(*dur)
+	for i := 0; time.Now().Before(end); i++ {
+		<-tick.C
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := journey(p, key, i, *poll)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failed++
+				log.Print(err)
+				return
+			}
+			samples = append(samples, s)
+		}()
+	}
+	wg.Wait()
+	report(samples, failed, *rate, *dur)
+}
+
+// journey creates one customer and polls until it is VERIFIED.
+func journey(p *harness.Platform, key string, i int, poll time.Duration) (sample, error) {
+	t := load.TB{}
+	start := time.Now()
+	r := p.API(t, "POST", "/api/v1/customers", key, map[string]any{"firstName": "Ngozi", "lastName": "Okafor",
+		"phone":     fmt.Sprintf("+23481%08d", i),
+		"addresses": []map[string]any{{"streetName": "Adeola Odeku Street", "city": "Victoria Island", "state": "Lagos"}}})
+	if r.Status != http.StatusCreated {
+		return sample{}, fmt.Errorf("create: %d %s", r.Status, r.Body)
+	}
+	s := sample{created: time.Since(start)}
+	var c struct {
+		ID        string
+		CreatedAt time.Time `json:"createdAt"`
+	}
+	r.Decode(t, &c)
+	deadline := start.Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		st := p.API(t, "GET", "/api/v1/verification/"+c.ID+"/status", key, nil)
+		var v struct {
+			OverallStatus string `json:"overallStatus"`
+			Addresses     []struct {
+				VerificationData *struct {
+					Timeline []struct {
+						Status string
+						At     time.Time
+					} `json:"timeline"`
+				} `json:"verificationData"`
+			} `json:"addresses"`
+		}
+		if st.Status == http.StatusOK {
+			st.Decode(t, &v)
+		}
+		if v.OverallStatus == "VERIFIED" && len(v.Addresses) == 1 && v.Addresses[0].VerificationData != nil {
+			s.visible = time.Since(start)
+			tl := v.Addresses[0].VerificationData.Timeline
+			// Offsets from the customer's own creation time, on the
+			// platform's clock (the same machine's).
+			base := c.CreatedAt
+			s.consumed = s.created + tl[0].At.Sub(base)
+			s.verified = s.created + tl[len(tl)-1].At.Sub(base)
+			return s, nil
+		}
+		time.Sleep(poll)
+	}
+	return s, fmt.Errorf("customer %s not VERIFIED within 30 s", c.ID)
+}
+
+func report(samples []sample, failed, rate int, dur time.Duration) {
+	fmt.Printf("sandbox end to end: %d customers at %d/s for %s, %d failed\n", len(samples), rate, dur, failed)
+	stage := func(name string, f func(s sample) time.Duration) {
+		lat := make([]time.Duration, len(samples))
+		for i, s := range samples {
+			lat[i] = f(s)
+		}
+		r := load.Summarise(name, lat, 0, time.Second)
+		fmt.Printf("  %-48s p50 %7.1f ms  p99 %7.1f ms  max %7.1f ms\n", name, load.MS(r.P50), load.MS(r.P99), load.MS(r.Max))
+	}
+	stage("POST answered", func(s sample) time.Duration { return s.created })
+	stage("created -> job opened (outbox, Kafka, consumer)", func(s sample) time.Duration { return s.consumed - s.created })
+	stage("job opened -> VERIFIED (sandbox)", func(s sample) time.Duration { return s.verified - s.consumed })
+	stage("VERIFIED -> seen by the poll", func(s sample) time.Duration { return s.visible - s.verified })
+	stage("POST sent -> VERIFIED on status", func(s sample) time.Duration { return s.visible })
+}

@@ -1,0 +1,156 @@
+// Command statusbench measures GET /api/v1/verification/{id}/status at
+// 1,000,000 customers against GET /api/v1/customers/{id} in the same run:
+// both services called directly with a signed principal (the gateway's
+// cost is gwbench's subject), paced, interleaved in rounds, on random
+// customers of the measured organization.
+//
+// The customers come from listbench's kept database (run listbench first:
+// `go run ./cmd/listbench -rows 1000000`); the verification database is
+// seeded here once, from the same customer ids (one VERIFIED address
+// each, with its timeline and two photos), and kept for later runs.
+//
+//	go run ./cmd/statusbench -rate 200 -duration 10s -rounds 3
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/kycfield/kyc/bench/load"
+	"github.com/kycfield/kyc/pkg/config"
+	"github.com/kycfield/kyc/pkg/kafkatest"
+	"github.com/kycfield/kyc/pkg/logging"
+	"github.com/kycfield/kyc/pkg/miniotest"
+	"github.com/kycfield/kyc/pkg/pgtest"
+	"github.com/kycfield/kyc/pkg/principal"
+	"github.com/kycfield/kyc/stack"
+)
+
+func main() {
+	customersDB := flag.String("customers-db", "kyc_bench_list_v4_1000000", "listbench's kept customer database")
+	verificationDB := flag.String("verification-db", "kyc_bench_status_v1", "the verification database (seeded once, kept)")
+	rate := flag.Int("rate", 200, "requests per second of each paced run")
+	dur := flag.Duration("duration", 10*time.Second, "length of each run")
+	rounds := flag.Int("rounds", 3, "interleaved rounds")
+	flag.Parse()
+	ctx := context.Background()
+	admin := pgtest.AdminURL()
+	custURL := strings.Replace(admin, "/postgres?", "/"+*customersDB+"?", 1)
+	verURL := strings.Replace(admin, "/postgres?", "/"+*verificationDB+"?", 1)
+
+	org, env, ids, err := customers(ctx, custURL)
+	if err != nil {
+		log.Fatalf("%v (run listbench first: go run ./cmd/listbench -rows 1000000)", err)
+	}
+	log.Printf("%d customers of %s/%s", len(ids), org, env)
+	custBase, verBase, stop, err := start(ctx, custURL, verURL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer stop()
+	if err := seed(ctx, verURL, custURL, len(ids)); err != nil {
+		log.Fatal(err)
+	}
+
+	var common config.Common
+	if err := config.Load(&common); err != nil {
+		log.Fatal(err)
+	}
+	signer, _ := principal.NewSigner(common.PrincipalSecrets, common.PrincipalTTL)
+	who := principal.Principal{Kind: principal.KindAPIKey, OrgID: org, Env: principal.Env(env), KeyID: "bench", Scopes: []string{principal.ScopeRead}}
+	get := func(base, path func(id string) string) load.NewRequest {
+		return func() *http.Request {
+			p := path(ids[rand.IntN(len(ids))])
+			req, _ := http.NewRequest("GET", base("")+p, nil)
+			req.Header.Set(principal.Header, signer.Sign(who, "GET", p))
+			return req
+		}
+	}
+	targets := []struct {
+		name string
+		req  load.NewRequest
+	}{
+		{"customer GET", get(func(string) string { return custBase }, func(id string) string { return "/api/v1/customers/" + id })},
+		{"status GET", get(func(string) string { return verBase }, func(id string) string { return "/api/v1/verification/" + id + "/status" })},
+	}
+	client := load.Client(32)
+	p50s, p99s := map[string][]float64{}, map[string][]float64{}
+	for r := 1; r <= *rounds; r++ {
+		for _, tg := range targets {
+			res := load.Paced(ctx, tg.name, client, *rate, *dur, http.StatusOK, tg.req)
+			fmt.Printf("round %d  %s\n", r, res)
+			p50s[tg.name] = append(p50s[tg.name], load.MS(res.P50))
+			p99s[tg.name] = append(p99s[tg.name], load.MS(res.P99))
+		}
+	}
+	fmt.Printf("\nmedians over %d rounds, %d req/s for %s each, random customers of %d:\n", *rounds, *rate, *dur, len(ids))
+	for _, tg := range targets {
+		fmt.Printf("  %-13s p50 %6.2f ms   p99 %6.2f ms\n", tg.name, load.Median(p50s[tg.name]), load.Median(p99s[tg.name]))
+	}
+}
+
+// customers returns the organization and environment with the most
+// customers and their ids.
+func customers(ctx context.Context, dbURL string) (string, string, []string, error) {
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return "", "", nil, err
+	}
+	defer conn.Close(ctx)
+	var org, env string
+	if err := conn.QueryRow(ctx, `SELECT org_id, env FROM customers WHERE deleted_at IS NULL
+		GROUP BY 1, 2 ORDER BY count(*) DESC LIMIT 1`).Scan(&org, &env); err != nil {
+		return "", "", nil, err
+	}
+	rows, err := conn.Query(ctx, `SELECT id FROM customers WHERE org_id = $1 AND env = $2 AND deleted_at IS NULL`, org, env)
+	if err != nil {
+		return "", "", nil, err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return org, env, ids, err
+}
+
+// start runs the customer and verification services on the bench
+// databases (the verification service migrates its own).
+func start(ctx context.Context, custURL, verURL string) (string, string, func(), error) {
+	bus, err := kafkatest.NewConfig(ctx)
+	if err != nil {
+		return "", "", nil, err
+	}
+	store := miniotest.Store()
+	shared := config.Environ()
+	for k, v := range map[string]string{"KAFKA_BROKERS": strings.Join(bus.Brokers, ","), "KAFKA_TOPIC_PREFIX": bus.TopicPrefix,
+		"LOG_LEVEL": "warn", "HTTP_ADDR": "127.0.0.1:0", "MINIO_ENDPOINT": store.Endpoint, "MINIO_ACCESS_KEY": store.AccessKey,
+		"MINIO_SECRET_KEY": store.SecretKey, "MINIO_BUCKET": "t-statusbench", "SANDBOX_POLL": "1h"} {
+		shared[k] = v
+	}
+	life, cancel := context.WithCancel(ctx)
+	urls := map[string]string{}
+	var running []*stack.Instance
+	for name, db := range map[string]string{"customer": custURL, "verification": verURL} {
+		s, _ := stack.Find(name)
+		inst, err := stack.Start(ctx, life, s, s.Environ(shared, map[string]string{"DATABASE_URL": db}), logging.New(name, "warn"))
+		if err != nil {
+			cancel()
+			return "", "", nil, err
+		}
+		running = append(running, inst)
+		urls[name] = inst.URL
+	}
+	stop := func() {
+		cancel()
+		for _, i := range running {
+			_ = i.Wait()
+		}
+		kafkatest.DeleteTopics(bus)
+	}
+	return urls["customer"], urls["verification"], stop, nil
+}

@@ -1,0 +1,30 @@
+package app
+
+import (
+	"time"
+
+	"github.com/kycfield/kyc/gateway/internal/usage"
+	"github.com/kycfield/kyc/pkg/apikey"
+	"github.com/kycfield/kyc/pkg/event"
+)
+
+// contract is the gateway's side of the event contracts: the usage
+// reports it publishes, and the key and organization states it reads from
+// auth-events into its caches.
+func contract() event.Contract {
+	return event.Contract{
+		Samples: func() []event.Sample {
+			at := time.Date(2026, 11, 23, 9, 15, 0, 0, time.UTC)
+			e, err := usage.Event("org_019a2b3c4d5e6f708192a3b4c5d6e7f8", usage.Report{Day: "2026-11-23", Requests: 1234,
+				Keys: map[string]time.Time{"key_019a2b3c4d5e6f708192a3b4c5d6e7f8": at}})
+			if err != nil {
+				panic(err) // a fixed value that cannot be marshalled is a programming error
+			}
+			return []event.Sample{{Topic: event.TopicGatewayUsage, Event: e}}
+		},
+		Reads: map[string]any{
+			apikey.EventKeyCreated: apikey.State{}, apikey.EventKeyChanged: apikey.State{},
+			apikey.EventOrgCreated: apikey.OrgState{}, apikey.EventPlanChanged: apikey.OrgState{},
+		},
+	}
+}

@@ -1,0 +1,26 @@
+// What the app keeps on the phone besides the queue: the session (so it
+// survives closing the app), the last task list (so it opens offline) and
+// the visit under way per task (so a reload resumes it). localStorage is
+// enough for these small JSON values; photos live in IndexedDB (queue.js).
+const get = (k, d) => { try { return JSON.parse(localStorage.getItem("kyc." + k)) ?? d; } catch { return d; } };
+const set = (k, v) => localStorage.setItem("kyc." + k, JSON.stringify(v));
+
+export const session = () => get("session", null);
+export const setSession = (s) => (s ? set("session", s) : localStorage.removeItem("kyc.session"));
+
+export const cachedTasks = () => get("tasks", { at: null, tasks: [] });
+export const setCachedTasks = (tasks) => set("tasks", { at: new Date().toISOString(), tasks });
+
+export const visits = () => get("visits", {});
+export function visit(id) {
+  return visits()[id] || { photos: [], interview: {}, outcome: {} };
+}
+export function saveVisit(id, v) {
+  const all = visits();
+  if (v) all[id] = v; else delete all[id];
+  set("visits", all);
+}
+
+export const notices = () => get("notices", []);
+export const addNotice = (msg) => set("notices", [...notices(), msg].slice(-5));
+export const clearNotices = () => set("notices", []);

@@ -1,0 +1,46 @@
+package events
+
+import (
+	"time"
+
+	"github.com/kycfield/kyc/pkg/apikey"
+	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/principal"
+	"github.com/kycfield/kyc/services/auth-billing/internal/account"
+)
+
+// Contract is auth-billing's side of the event contracts: samples of the
+// organization and key states it publishes on auth-events (made by the
+// functions the real events use), and the structs its consumers read.
+func Contract() event.Contract {
+	return event.Contract{
+		Samples: samples,
+		Reads:   map[string]any{TypeAddressUpdated: addressUpdated{}, TypeGatewayUsage: GatewayUsage{}},
+	}
+}
+
+func samples() []event.Sample {
+	at := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+	org := account.Org{ID: "org_019a2b3c4d5e6f708192a3b4c5d6e7f8", Name: "Demo Lender", Plan: "growth", Version: 3, CreatedAt: at, UpdatedAt: at}
+	key := account.Key{ID: "key_019a2b3c4d5e6f708192a3b4c5d6e7f8", OrgID: org.ID, Env: principal.EnvLive,
+		Scopes: []string{principal.ScopeRead, principal.ScopeWrite}, Hash: apikey.Hash("mk_live_sample"), CreatedAt: at, Version: 2}
+	rolled := key
+	expires := at.Add(24 * time.Hour)
+	rolled.ExpiresAt, rolled.Version = &expires, 3
+	changes := []account.Change{
+		{Type: account.EventOrgCreated, OrgID: org.ID, Data: account.StateOf(org)},
+		{Type: account.EventPlanChanged, OrgID: org.ID, Data: account.StateOf(org)},
+		{Type: account.EventKeyCreated, OrgID: key.OrgID, Env: string(key.Env), Data: account.KeyStateOf(key)},
+		{Type: account.EventKeyChanged, OrgID: key.OrgID, Env: string(key.Env), Data: account.KeyStateOf(rolled)},
+	}
+	out := make([]event.Sample, 0, len(changes))
+	for _, c := range changes {
+		// As the repository's Emit builds them.
+		e, err := event.New(c.Type, c.OrgID, c.Env, c.Data)
+		if err != nil {
+			panic(err) // a fixed value that cannot be marshalled is a programming error
+		}
+		out = append(out, event.Sample{Topic: event.TopicAuth, Event: e})
+	}
+	return out
+}

@@ -1,0 +1,54 @@
+// Package events holds the document context's consumer of the customer
+// context's events: it keeps the read model of which customers exist.
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/inbox"
+	"github.com/kycfield/kyc/services/document/internal/document"
+)
+
+// Customer event types this context reads.
+const (
+	TypeCustomerCreated = "customer.created"
+	TypeCustomerDeleted = "customer.deleted"
+)
+
+// customerRef is the part of customer.created / customer.deleted this
+// context reads: the customer's id (organization and environment are on
+// the envelope).
+type customerRef struct {
+	CustomerID string `json:"customerId"`
+}
+
+// Customers keeps the read model in step: a created customer becomes
+// known, a deleted one gone for good.
+func Customers(svc *document.Service, within func(pgx.Tx) document.Tx) inbox.Handler {
+	return func(ctx context.Context, tx pgx.Tx, e event.Event) error {
+		if e.Type != TypeCustomerCreated && e.Type != TypeCustomerDeleted {
+			return nil
+		}
+		var d customerRef
+		if err := json.Unmarshal(e.Data, &d); err != nil || d.CustomerID == "" || e.OrgID == "" || e.Environment == "" {
+			return inbox.Permanent(fmt.Errorf("decode %s: customerId, orgId or environment missing (%v)", e.Type, err))
+		}
+		c := document.Customer{ID: d.CustomerID, OrgID: e.OrgID, Env: e.Environment}
+		if e.Type == TypeCustomerDeleted {
+			return svc.CustomerDeleted(ctx, within(tx), c)
+		}
+		return svc.CustomerCreated(ctx, within(tx), c)
+	}
+}
+
+// Contract is the document context's side of the event contracts:
+// samples of document.added, made by Publisher.Of like the real events,
+// and the struct it reads customers' events into.
+func Contract() event.Contract {
+	return event.Contract{Samples: samples, Reads: map[string]any{TypeCustomerCreated: customerRef{}, TypeCustomerDeleted: customerRef{}}}
+}

@@ -1,0 +1,54 @@
+package evidence
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/url"
+
+	"github.com/kycfield/kyc/services/reporting/internal/report"
+)
+
+// Store is the part of the reporting bucket the cache uses
+// (objstore.Bucket).
+type Store interface {
+	PutSized(ctx context.Context, key string, r io.Reader, size int64, contentType string) (int64, error)
+	Get(ctx context.Context, key string) (io.ReadCloser, error)
+}
+
+// Cached keeps each thumbnail in the reporting service's own bucket:
+// photos never change, so a later version of a report (an address added
+// after the first outcome) decodes only the photos it has not seen. The
+// cache is best effort: a store that fails is skipped, not an error.
+type Cached struct {
+	Source report.Evidence
+	Store  Store
+}
+
+// Thumbnail implements report.Evidence.
+func (c Cached) Thumbnail(ctx context.Context, orgID, env, photoURL string) ([]byte, error) {
+	u, err := url.Parse(photoURL)
+	if err != nil || !photoPath.MatchString(u.Path) {
+		return c.Source.Thumbnail(ctx, orgID, env, photoURL)
+	}
+	m := photoPath.FindStringSubmatch(u.Path)
+	key := "thumbnails/" + orgID + "/" + env + "/" + m[1] + "/" + m[2] + ".jpg"
+	if b, ok := c.get(ctx, key); ok {
+		return b, nil
+	}
+	b, err := c.Source.Thumbnail(ctx, orgID, env, photoURL)
+	if err == nil {
+		_, _ = c.Store.PutSized(ctx, key, bytes.NewReader(b), int64(len(b)), "image/jpeg")
+	}
+	return b, err
+}
+
+func (c Cached) get(ctx context.Context, key string) ([]byte, bool) {
+	r, err := c.Store.Get(ctx, key)
+	if err != nil {
+		return nil, false
+	}
+	defer r.Close()
+	b, err := io.ReadAll(io.LimitReader(r, maxBytes))
+	return b, err == nil && len(b) > 0
+}

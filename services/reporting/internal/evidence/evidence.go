@@ -1,0 +1,162 @@
+// Package evidence fetches the field agents' photos from the verification
+// service, the context that owns them, and turns each into a small,
+// upright JPEG for the report. It calls the verification service's own
+// photo endpoint directly (not through the gateway) with a service
+// principal for the report's organization and environment: no other
+// context's database or bucket is read.
+package evidence
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	_ "image/png" // photos may be PNGs
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"time"
+
+	"golang.org/x/image/draw"
+
+	"github.com/kycfield/kyc/pkg/orient"
+	"github.com/kycfield/kyc/pkg/principal"
+	"github.com/kycfield/kyc/services/reporting/internal/report"
+)
+
+// Limits: a photo is at most 10 MiB (the verification service's own
+// cap) and 50 megapixels (checked from the header, before decoding).
+const (
+	maxBytes  = 10 << 20
+	maxPixels = 50_000_000
+	// LongSide is the thumbnails' longer side in pixels: about 220 dpi at
+	// the 56 mm a photo takes on the page.
+	LongSide = 480
+	quality  = 78
+	// maxThumbBytes is the most a photo kept as it is may weigh.
+	maxThumbBytes = 160 << 10
+)
+
+// photoPath is the stable public path of a photo, as the verification
+// events carry it; the customer and photo ids are taken from it.
+var photoPath = regexp.MustCompile(`/api/v1/verification/(cus_[0-9a-f]{32})/photos/(pho_[0-9a-f]{32})$`)
+
+// Client implements report.Evidence.
+type Client struct {
+	// BaseURL is the verification service's own address (VERIFICATION_URL).
+	BaseURL string
+	Signer  *principal.Signer
+	HTTP    *http.Client
+}
+
+// New returns a client whose calls each take at most timeout.
+func New(baseURL string, signer *principal.Signer, timeout time.Duration) *Client {
+	return &Client{BaseURL: baseURL, Signer: signer, HTTP: &http.Client{Timeout: timeout}}
+}
+
+// Thumbnail implements report.Evidence: report.ErrPhotoUnavailable when
+// the photo is gone or unreadable (printed as such), any other error when
+// the verification service could not be asked (retried).
+func (c *Client) Thumbnail(ctx context.Context, orgID, env, photoURL string) ([]byte, error) {
+	u, err := url.Parse(photoURL)
+	if err != nil || !photoPath.MatchString(u.Path) {
+		return nil, fmt.Errorf("%w: not a photo URL", report.ErrPhotoUnavailable)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.BaseURL+u.Path, nil)
+	if err != nil {
+		return nil, err
+	}
+	p := principal.Principal{Kind: principal.KindService, OrgID: orgID, Env: principal.Env(env)}
+	req.Header.Set(principal.Header, c.Signer.Sign(p, req.Method, req.URL.EscapedPath()))
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("evidence: verification service: %w", err)
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return nil, fmt.Errorf("%w: 404", report.ErrPhotoUnavailable)
+	case resp.StatusCode != http.StatusOK:
+		return nil, fmt.Errorf("evidence: verification service answered %d", resp.StatusCode)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("evidence: read photo: %w", err)
+	}
+	if len(b) > maxBytes {
+		return nil, fmt.Errorf("%w: over %d bytes", report.ErrPhotoUnavailable, maxBytes)
+	}
+	return Thumbnail(b)
+}
+
+// ErrTooManyPixels refuses an image whose header declares more pixels
+// than a phone photo has (a decompression bomb).
+var ErrTooManyPixels = errors.New("evidence: image over 50 megapixels")
+
+// Thumbnail turns a JPEG or PNG into an upright JPEG whose longer side is
+// at most LongSide: fpdf ignores EXIF orientation, and full-size photos
+// would make the report as large as the photos.
+func Thumbnail(b []byte) ([]byte, error) {
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", report.ErrPhotoUnavailable, err)
+	}
+	if cfg.Width*cfg.Height > maxPixels {
+		return nil, fmt.Errorf("%w: %w", report.ErrPhotoUnavailable, ErrTooManyPixels)
+	}
+	if small(cfg, format, len(b)) && orient.Of(bytes.NewReader(b)) <= 1 {
+		// Already thumbnail-sized and upright: fpdf embeds a JPEG's bytes
+		// as they are, so decoding it would only cost time.
+		return b, nil
+	}
+	img, _, err := image.Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", report.ErrPhotoUnavailable, err)
+	}
+	// Shrink first, turn upright after: rotating the small image is cheap.
+	img = orient.Upright(shrink(img, LongSide), orient.Of(bytes.NewReader(b)))
+	var out bytes.Buffer
+	if err := jpeg.Encode(&out, img, &jpeg.Options{Quality: quality}); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// small reports whether a photo can go into the report as it is: an RGB
+// or grey JPEG no larger than a thumbnail.
+func small(cfg image.Config, format string, size int) bool {
+	return format == "jpeg" && cfg.Width <= LongSide && cfg.Height <= LongSide && size <= maxThumbBytes &&
+		(cfg.ColorModel == color.YCbCrModel || cfg.ColorModel == color.GrayModel)
+}
+
+// shrink fits img within side x side. A decoded JPEG is first reduced by
+// the largest whole factor that keeps it above the target, averaging
+// blocks of its planes (a box filter, no aliasing); approximate bilinear
+// scaling then does the small rest. Approximate bilinear alone aliases a
+// 3x reduction, and a true kernel costs 75-90 ms for a 1600x1200 photo
+// here (measured), against about 20 ms for decoding it.
+func shrink(img image.Image, side int) image.Image {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	if w <= side && h <= side {
+		return img
+	}
+	if w >= h {
+		w, h = side, max(1, h*side/w)
+	} else {
+		w, h = max(1, w*side/h), side
+	}
+	if y, ok := img.(*image.YCbCr); ok {
+		if k := b.Dx() / w; k >= 2 {
+			img = boxYCbCr(y, k)
+			b = img.Bounds()
+		}
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
+	return dst
+}

@@ -1,0 +1,184 @@
+package pdf
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kycfield/kyc/services/reporting/internal/report"
+)
+
+// notGiven stands in for an empty field, so a reader sees it was empty
+// rather than left out.
+const notGiven = "—"
+
+func or(v string) string {
+	if strings.TrimSpace(v) == "" {
+		return notGiven
+	}
+	return v
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func utc(t time.Time) string { return t.UTC().Format("02 Jan 2006 15:04 UTC") }
+
+// when is a moment in Lagos time with UTC beside it: agents and lenders
+// read local time, audits compare UTC.
+func when(t *time.Time) string {
+	if t == nil {
+		return notGiven
+	}
+	return t.In(report.Lagos).Format("02 Jan 2006 15:04") + " Africa/Lagos (WAT) · " + t.UTC().Format("15:04 UTC")
+}
+
+// shortWhen is when on one short line, for photo captions.
+func shortWhen(t *time.Time) string {
+	if t == nil {
+		return "capture time not recorded"
+	}
+	return t.In(report.Lagos).Format("02 Jan 2006 15:04") + " WAT · " + t.UTC().Format("15:04 UTC")
+}
+
+// submitted is the address as the lender sent it, on one line.
+func submitted(a report.Address) string {
+	street := strings.TrimSpace(deref(a.StreetNumber) + " " + a.StreetName)
+	parts := []string{street, a.City}
+	if lga := deref(a.LGA); lga != "" {
+		parts = append(parts, lga+" LGA")
+	}
+	parts = append(parts, a.State, a.Country)
+	var out []string
+	for _, p := range parts {
+		if strings.TrimSpace(p) != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func coordinates(v *report.VerificationData) string {
+	if v == nil || v.VerifiedLatitude == nil || v.VerifiedLongitude == nil {
+		return notGiven
+	}
+	s := fmt.Sprintf("%.6f, %.6f", *v.VerifiedLatitude, *v.VerifiedLongitude)
+	if v.GPSAccuracyMeters != nil {
+		s += fmt.Sprintf(" (GPS accuracy ±%.0f m)", *v.GPSAccuracyMeters)
+	}
+	return s
+}
+
+// location is the map-free line: where the point lies and how far the
+// completion was from the agent's check-in.
+func location(a report.Address) string {
+	parts := []string{"State: " + or(a.State), "LGA: " + or(deref(a.LGA))}
+	if v := a.VerificationData; v != nil && v.DistanceFromCheckInMeters != nil {
+		parts = append(parts, fmt.Sprintf("%.0f m from check-in", *v.DistanceFromCheckInMeters))
+	} else {
+		parts = append(parts, "distance from check-in not recorded")
+	}
+	return strings.Join(parts, " · ")
+}
+
+func agent(v *report.VerificationData) string {
+	if v == nil || v.Agent == nil {
+		return notGiven
+	}
+	return v.Agent.Name + " (" + v.Agent.ID + ")"
+}
+
+func resident(v *report.VerificationData) string {
+	if v == nil || v.Resident == nil {
+		return notGiven
+	}
+	r := v.Resident
+	s := or(r.Name)
+	if r.Relationship != "" {
+		s += ", " + r.Relationship
+	}
+	if r.YearsAtAddress != nil {
+		s += fmt.Sprintf(", %d years at the address", *r.YearsAtAddress)
+	}
+	return s
+}
+
+func neighbour(v *report.VerificationData) string {
+	if v == nil || v.Neighbour == nil {
+		return notGiven
+	}
+	s := "Did not confirm"
+	if v.Neighbour.Confirmed {
+		s = "Confirmed"
+	}
+	if v.Neighbour.Notes != "" {
+		s += ": " + v.Neighbour.Notes
+	}
+	return s
+}
+
+func building(v *report.VerificationData) string {
+	if v == nil || v.Building == nil {
+		return notGiven
+	}
+	b := v.Building
+	var parts []string
+	if b.Type != "" {
+		parts = append(parts, "Type: "+b.Type)
+	}
+	if b.Colour != "" {
+		parts = append(parts, "Colour: "+b.Colour)
+	}
+	if b.GatePresent != nil {
+		parts = append(parts, map[bool]string{true: "Gate: yes", false: "Gate: no"}[*b.GatePresent])
+	}
+	return or(strings.Join(parts, " · "))
+}
+
+func flags(v *report.VerificationData) string {
+	if v == nil || len(v.Flags) == 0 {
+		return "None"
+	}
+	return strings.Join(v.Flags, ", ")
+}
+
+func attempts(v *report.VerificationData) []string {
+	if v == nil {
+		return nil
+	}
+	out := make([]string, len(v.Attempts))
+	for i, a := range v.Attempts {
+		s := fmt.Sprintf("%d. %s: %s", i+1, when(a.At), a.Reason)
+		if a.Notes != "" {
+			s += ": " + a.Notes
+		}
+		out[i] = s + " (by " + or(a.By) + ")"
+	}
+	return out
+}
+
+func size(n *int64) string {
+	switch {
+	case n == nil:
+		return notGiven
+	case *n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(*n)/(1<<20))
+	case *n >= 1<<10:
+		return fmt.Sprintf("%.0f KB", float64(*n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", *n)
+}
+
+func statusColour(s string) rgb {
+	switch s {
+	case report.Verified:
+		return green
+	case report.Rejected:
+		return red
+	}
+	return amber
+}

@@ -1,0 +1,57 @@
+package events
+
+import (
+	"time"
+
+	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/services/verification/internal/verification"
+	"github.com/kycfield/kyc/services/verification/internal/verification/view"
+)
+
+// Contract is the verification context's side of the event contracts:
+// samples of what it publishes, made by Publisher.Of like the real
+// events, and the struct it reads the customer context's events into.
+func Contract() event.Contract {
+	return event.Contract{Samples: samples, Reads: map[string]any{
+		TypeCustomerCreated: customerChange{}, TypeCustomerUpdated: customerChange{},
+		TypeCustomerDeleted: customerChange{}, TypeAddressAdded: customerChange{},
+		TypeReportGenerated: reportGenerated{},
+	}}
+}
+
+func samples() []event.Sample {
+	at := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	lat, lng, acc := 6.4281, 3.4219, 8.5
+	j := verification.Job{AddressID: "adr_019a2b3c4d5e6f708192a3b4c5d6e7f8", CustomerID: "cus_019a2b3c4d5e6f708192a3b4c5d6e7f8",
+		OrgID: "org_019a2b3c4d5e6f708192a3b4c5d6e7f8", Env: verification.EnvLive, Status: verification.Verified, Sequence: 4,
+		Address:  verification.Address{StreetNumber: "12", StreetName: "Adeola Odeku Street", City: "Victoria Island", State: "Lagos", Country: "Nigeria"},
+		Timeline: []verification.Transition{{Status: verification.Pending, At: at, By: "system"}, {Status: verification.Verified, At: at, By: "agt_019a2b3c4d5e6f708192a3b4c5d6e7f8"}},
+		Result: &verification.Result{VerifiedAddress: "12 Adeola Odeku Street, Victoria Island, Lagos", VerifiedAt: &at,
+			VerifiedLatitude: &lat, VerifiedLongitude: &lng, GPSAccuracyMeters: &acc, AgentNotes: "Met the customer at home.",
+			Agent: &verification.Agent{ID: "agt_019a2b3c4d5e6f708192a3b4c5d6e7f8", Name: "Tunde Bakare"}},
+		Photos:    []verification.Photo{{ID: "pho_019a2b3c4d5e6f708192a3b4c5d6e7f8", Tag: "building_front", CapturedAt: at}},
+		CreatedAt: at, UpdatedAt: at, CompletedAt: &at}
+	c := verification.Case{CustomerID: j.CustomerID, OrgID: j.OrgID, Env: j.Env, FirstName: "Ngozi", LastName: "Okafor",
+		Phone: "+2348031234567", LoanID: "LN-2026-001", LoanType: "PERSONAL", Documents: []byte("[]"), Status: verification.Verified,
+		VerificationDate: &at, CreatedAt: at, UpdatedAt: at, Jobs: []verification.Job{j}}
+	rejected := c
+	rj := j
+	rj.Status, rj.Result, rj.Photos = verification.Rejected, &verification.Result{Reason: verification.ReasonNoAccess, Diagnostics: "No access on 3 visits"}, nil
+	rj.Attempts = []verification.Attempt{{At: at, Reason: verification.ReasonNoAccess, By: "agt_019a2b3c4d5e6f708192a3b4c5d6e7f8"}}
+	rejected.Status, rejected.Jobs = verification.Rejected, []verification.Job{rj}
+	p := Publisher{View: view.Renderer{BaseURL: "https://api.example.com"}}
+	var out []event.Sample
+	for _, ch := range []verification.Change{
+		{Type: TypeAddressUpdated, Case: c, Job: &c.Jobs[0]},
+		{Type: TypeAddressUpdated, Case: rejected, Job: &rejected.Jobs[0]},
+		{Type: TypeCompleted, Case: c},
+		{Type: TypeRejected, Case: rejected},
+	} {
+		e, err := p.Of(ch)
+		if err != nil {
+			panic(err) // a fixed value that cannot be marshalled is a programming error
+		}
+		out = append(out, event.Sample{Topic: event.TopicVerification, Event: e})
+	}
+	return out
+}

@@ -1,0 +1,53 @@
+// Package events holds the verification context's event payloads: the
+// producer owns their types and their schema (api/events/
+// verification-events.json); consumers read them into their own structs,
+// held to these by the contract test in the stack module.
+package events
+
+import (
+	"time"
+
+	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/services/verification/internal/verification"
+	"github.com/kycfield/kyc/services/verification/internal/verification/view"
+)
+
+// Event types, published on every address transition
+// (verification.address.updated) and when a customer's verification ends
+// (verification.completed: VERIFIED; verification.rejected: REJECTED).
+const (
+	TypeAddressUpdated = verification.EventAddressUpdated
+	TypeCompleted      = verification.EventCompleted
+	TypeRejected       = verification.EventRejected
+)
+
+// AddressUpdated is the data of verification.address.updated. Sequence
+// increases with every transition of the address, so a consumer applies
+// an update only if its sequence is higher than the last one it applied.
+type AddressUpdated struct {
+	CustomerID string    `json:"customerId"`
+	AddressID  string    `json:"addressId"`
+	Status     string    `json:"status"`
+	Sequence   int64     `json:"sequence"`
+	OccurredAt time.Time `json:"occurredAt"`
+	// VerificationData is the address's verificationData as the status
+	// endpoint shows it: null until it has an outcome or a failed attempt.
+	VerificationData *view.VerificationData `json:"verificationData"`
+}
+
+// Publisher makes the event of each domain change.
+type Publisher struct{ View view.Renderer }
+
+// Of is the event published for a change, in the customer's organization
+// and environment. The repository is handed Of and writes its result to
+// the outbox in the change's own transaction.
+func (p Publisher) Of(ch verification.Change) (event.Event, error) {
+	c := ch.Case
+	if ch.Job == nil {
+		// verification.completed / verification.rejected: the full status.
+		return event.New(ch.Type, c.OrgID, c.Env, p.View.Status(c))
+	}
+	j := ch.Job
+	return event.New(ch.Type, c.OrgID, c.Env, AddressUpdated{CustomerID: c.CustomerID, AddressID: j.AddressID,
+		Status: j.Status, Sequence: j.Sequence, OccurredAt: j.UpdatedAt, VerificationData: p.View.Data(*j)})
+}

@@ -1,0 +1,142 @@
+// Package httpapi is the verification service's transport: go-kit
+// endpoints for a customer's verification status and the organization's
+// statistics, and the photo download, under /api/v1/verification.
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/kycfield/kyc/pkg/envelope"
+	"github.com/kycfield/kyc/pkg/kitserver"
+	"github.com/kycfield/kyc/pkg/principal"
+	"github.com/kycfield/kyc/services/verification/internal/verification"
+	"github.com/kycfield/kyc/services/verification/internal/verification/view"
+)
+
+// Endpoints are the verification reads, each typed by its request.
+type Endpoints struct {
+	Status kitserver.Endpoint[statusRequest]
+	Stats  kitserver.Endpoint[verification.Caller]
+}
+
+type statusRequest struct {
+	who        verification.Caller
+	customerID string
+}
+
+// Stats is the data of GET /api/v1/verification/stats: the spec's total,
+// pending (every customer not yet final), verified and rejected, plus
+// inProgress (the part of pending an agent has started) and the average
+// turnaround of customers that reached a final status (null before any).
+type Stats struct {
+	Total                    int64    `json:"total"`
+	Pending                  int64    `json:"pending"`
+	Verified                 int64    `json:"verified"`
+	Rejected                 int64    `json:"rejected"`
+	InProgress               int64    `json:"inProgress"`
+	AverageTurnaroundSeconds *float64 `json:"averageTurnaroundSeconds"`
+}
+
+// statusView is the status endpoint's data: the status (as the
+// verification.completed/rejected events carry it) and the report's URL,
+// which exists only after those events.
+type statusView struct {
+	view.Status
+	ReportURL *string `json:"reportUrl"`
+}
+
+func opt(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// MakeEndpoints builds the endpoints with instrumentation.
+func MakeEndpoints(svc *verification.Service, r view.Renderer, in *kitserver.Instrumenter) Endpoints {
+	return Endpoints{
+		Status: kitserver.NewEndpoint(func(ctx context.Context, req statusRequest) (kitserver.Result, error) {
+			c, err := svc.Status(ctx, req.who, req.customerID)
+			if err != nil {
+				return kitserver.Result{}, err
+			}
+			return kitserver.Result{Message: "Verification status retrieved successfully", Data: statusView{r.Status(c), opt(c.ReportURL)}}, nil
+		}, in.Wrap("verification_status")),
+		Stats: kitserver.NewEndpoint(func(ctx context.Context, who verification.Caller) (kitserver.Result, error) {
+			st, err := svc.Stats(ctx, who)
+			if err != nil {
+				return kitserver.Result{}, err
+			}
+			out := Stats{Total: st.Total, Pending: st.Pending + st.InProgress, Verified: st.Verified, Rejected: st.Rejected,
+				InProgress: st.InProgress}
+			if st.AverageTurnaround != nil {
+				secs := st.AverageTurnaround.Seconds()
+				out.AverageTurnaroundSeconds = &secs
+			}
+			return kitserver.Result{Message: "Verification statistics retrieved successfully", Data: out}, nil
+		}, in.Wrap("verification_stats")),
+	}
+}
+
+// Register mounts the routes on mux: the lenders' reads (API-key
+// principals signed by the gateway) and the field agents' API (agent
+// sessions, vouched for by the gateway as edge principals).
+func Register(mux *http.ServeMux, e Endpoints, svc *verification.Service, r view.Renderer, photos PhotoStore,
+	protect func(http.Handler, ...principal.Kind) http.Handler, log *slog.Logger) {
+	handle := func(pattern string, h http.Handler) { mux.Handle(pattern, protect(h, principal.KindAPIKey)) }
+	handle("GET /api/v1/verification/{customerId}/status", kitserver.NewHandler(e.Status, func(ctx context.Context, r *http.Request) (statusRequest, error) {
+		return statusRequest{who: caller(ctx), customerID: r.PathValue("customerId")}, nil
+	}, log))
+	handle("GET /api/v1/verification/stats", kitserver.NewHandler(e.Stats, func(ctx context.Context, _ *http.Request) (verification.Caller, error) {
+		return caller(ctx), nil
+	}, log))
+	// The reporting service reads photos here too, with a service
+	// principal for the report's organization and environment.
+	mux.Handle("GET /api/v1/verification/{customerId}/photos/{photoId}", protect(photo(svc, photos, log),
+		principal.KindAPIKey, principal.KindService))
+	registerAgent(mux, svc, r, photos, protect, log)
+}
+
+func caller(ctx context.Context) verification.Caller {
+	p, _ := principal.From(ctx)
+	return verification.Caller{OrgID: p.OrgID, Env: string(p.Env)}
+}
+
+// photo streams a photo of the caller's customer; anyone else's is 404.
+// Photos never change, so the id is a strong ETag.
+func photo(svc *verification.Service, photos PhotoStore, log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		p, err := svc.Photo(ctx, caller(ctx), r.PathValue("customerId"), r.PathValue("photoId"))
+		if err != nil {
+			envelope.Fail(ctx, w, log, err)
+			return
+		}
+		etag := `"` + p.ID + `"`
+		if r.Header.Get("If-None-Match") == etag {
+			w.Header().Set("ETag", etag)
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		body, err := photos.Get(ctx, p.ObjectKey)
+		if err != nil {
+			envelope.Fail(ctx, w, log, fmt.Errorf("photo %s: %w", p.ID, err))
+			return
+		}
+		defer body.Close()
+		h := w.Header()
+		h.Set("Content-Type", p.ContentType)
+		h.Set("Content-Length", strconv.FormatInt(p.Size, 10))
+		h.Set("ETag", etag)
+		h.Set("Cache-Control", "private, max-age=86400, immutable")
+		h.Set("Content-Disposition", fmt.Sprintf(`inline; filename="%s-%s%s"`, p.Tag, p.ID, photoTypes[p.ContentType]))
+		if _, err := io.Copy(w, body); err != nil {
+			log.WarnContext(ctx, "photo download interrupted", "photo", p.ID, "err", err)
+		}
+	})
+}

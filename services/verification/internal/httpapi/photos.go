@@ -1,0 +1,262 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gabriel-vasile/mimetype"
+	"github.com/rwcarlsen/goexif/exif"
+
+	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/envelope"
+	"github.com/kycfield/kyc/pkg/ids"
+	"github.com/kycfield/kyc/pkg/objstore"
+	"github.com/kycfield/kyc/services/verification/internal/verification"
+)
+
+// PhotoStore keeps the photo files (objstore.Bucket).
+type PhotoStore interface {
+	Put(ctx context.Context, key string, r io.Reader, contentType string, max int64) (int64, error)
+	Get(ctx context.Context, key string) (io.ReadCloser, error)
+	Remove(ctx context.Context, key string)
+}
+
+// Photo upload limits and error codes.
+const (
+	MaxPhoto            = 10 << 20
+	exifWindow          = 256 << 10 // EXIF sits in a JPEG's first segment (at most 64 KiB)
+	CodeFileTooLarge    = "FILE_TOO_LARGE"
+	CodeUnsupportedFile = "UNSUPPORTED_FILE_TYPE"
+	photoFieldLimit     = 256
+)
+
+var photoTypes = map[string]string{"image/jpeg": ".jpg", "image/png": ".png"}
+
+// photoForm is what the multipart body holds besides the file.
+type photoForm struct {
+	tag, capturedAt               string
+	latitude, longitude, accuracy string
+}
+
+// uploadPhoto streams a photo into the store (never more than a bounded
+// buffer in memory), reads its real type from its bytes and its EXIF GPS
+// and time where present, then records it on the agent's visit.
+func uploadPhoto(w http.ResponseWriter, req *http.Request, svc *verification.Service, store PhotoStore, log *slog.Logger) {
+	ctx := req.Context()
+	fail := func(err error) { envelope.Fail(ctx, w, log, err) }
+	a, addressID := agentOf(ctx), req.PathValue("addressId")
+	mr, err := req.MultipartReader()
+	if err != nil {
+		fail(apperr.New(apperr.KindUnsupported, apperr.CodeUnsupportedMedia, "Send the photo as multipart/form-data with a file part"))
+		return
+	}
+	var form photoForm
+	var p verification.Photo
+	var digest string
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if p.ObjectKey != "" {
+				store.Remove(ctx, p.ObjectKey)
+			}
+			fail(tooLargeOr(err, apperr.New(apperr.KindInvalid, apperr.CodeValidation, "The multipart body could not be read")))
+			return
+		}
+		if part.FormName() == "file" && p.ObjectKey == "" {
+			if p, digest, err = storeFile(ctx, svc, store, part, a.ID, addressID); err != nil {
+				fail(err)
+				return
+			}
+			continue
+		}
+		if err := form.set(part); err != nil {
+			if p.ObjectKey != "" {
+				store.Remove(ctx, p.ObjectKey) // nothing will refer to it
+			}
+			fail(err)
+			return
+		}
+	}
+	if p.ObjectKey == "" {
+		fail(apperr.Validation(apperr.Detail{Field: "file", Message: "is required: the photo as a JPEG or PNG file part"}))
+		return
+	}
+	if err := form.apply(&p); err != nil {
+		store.Remove(ctx, p.ObjectKey)
+		fail(err)
+		return
+	}
+	idem, err := idemOf(req, []byte(digest+"|"+form.tag+"|"+form.capturedAt+"|"+form.latitude+"|"+form.longitude+"|"+form.accuracy))
+	if err != nil {
+		store.Remove(ctx, p.ObjectKey)
+		fail(err)
+		return
+	}
+	stored, err := svc.AddPhoto(ctx, a, addressID, p, idem)
+	if err != nil || stored.ID != p.ID {
+		store.Remove(ctx, p.ObjectKey) // refused, or a retry of a photo stored before
+	}
+	if err != nil {
+		fail(err)
+		return
+	}
+	envelope.OK(ctx, w, http.StatusCreated, "Photo stored", photoView(stored))
+}
+
+func tooLargeOr(err, other error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return apperr.New(apperr.KindTooLarge, CodeFileTooLarge, fmt.Sprintf("A photo may be at most %d MiB", MaxPhoto>>20))
+	}
+	return other
+}
+
+// storeFile sniffs the file's type from its first bytes, streams it to
+// the store and reads its EXIF from the head it kept.
+func storeFile(ctx context.Context, svc *verification.Service, store PhotoStore, part *multipart.Part, agentID, addressID string) (verification.Photo, string, error) {
+	head := make([]byte, 3072)
+	n, err := io.ReadFull(part, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return verification.Photo{}, "", tooLargeOr(err, apperr.New(apperr.KindInvalid, apperr.CodeValidation, "The file could not be read"))
+	}
+	mt := mimetype.Detect(head[:n]).String()
+	ext, ok := photoTypes[mt]
+	if !ok {
+		return verification.Photo{}, "", apperr.New(apperr.KindUnsupported, CodeUnsupportedFile,
+			"A photo must be a JPEG or PNG file (judged by its content, not its name)")
+	}
+	p := verification.Photo{ID: ids.New("pho"), ContentType: mt}
+	p.ObjectKey = "agents/" + agentID + "/" + addressID + "/" + p.ID + ext
+	sum := sha256.New()
+	kept := &capped{max: exifWindow}
+	body := io.TeeReader(io.MultiReader(bytes.NewReader(head[:n]), part), io.MultiWriter(sum, kept))
+	if err := svc.AnnouncePhoto(ctx, p.ObjectKey); err != nil {
+		return p, "", err
+	}
+	size, err := store.Put(ctx, p.ObjectKey, body, mt, MaxPhoto)
+	if errors.Is(err, objstore.ErrTooLarge) {
+		return p, "", apperr.New(apperr.KindTooLarge, CodeFileTooLarge, fmt.Sprintf("A photo may be at most %d MiB", MaxPhoto>>20))
+	}
+	if err != nil {
+		return p, "", tooLargeOr(err, err)
+	}
+	p.Size = size
+	p.Exif = readExif(kept.Bytes())
+	return p, hex.EncodeToString(sum.Sum(nil)), nil
+}
+
+// readExif returns the GPS position and capture time a photo's metadata
+// records, or nil when it has none (Android strips GPS from photos handed
+// to a browser).
+func readExif(b []byte) *verification.Exif {
+	x, err := exif.Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil
+	}
+	var e verification.Exif
+	if lat, lng, err := x.LatLong(); err == nil {
+		e.Latitude, e.Longitude = &lat, &lng
+	}
+	if t, err := x.DateTime(); err == nil {
+		// EXIF records the camera's wall clock without a zone; the phones
+		// are in Nigeria (WAT, UTC+1, no daylight saving).
+		t = time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, verification.Lagos).UTC()
+		e.Taken = &t
+	}
+	if e.Latitude == nil && e.Taken == nil {
+		return nil
+	}
+	return &e
+}
+
+// capped keeps the first max bytes written to it.
+type capped struct {
+	bytes.Buffer
+	max int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.max - c.Len(); room > 0 {
+		c.Buffer.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+func (f *photoForm) set(part *multipart.Part) error {
+	b, err := io.ReadAll(io.LimitReader(part, photoFieldLimit+1))
+	if err != nil || len(b) > photoFieldLimit {
+		return apperr.Validation(apperr.Detail{Field: part.FormName(), Message: "must be a short text field"})
+	}
+	v := string(b)
+	switch part.FormName() {
+	case "tag":
+		f.tag = v
+	case "capturedAt":
+		f.capturedAt = v
+	case "latitude":
+		f.latitude = v
+	case "longitude":
+		f.longitude = v
+	case "accuracy":
+		f.accuracy = v
+	default:
+		return apperr.Validation(apperr.Detail{Field: part.FormName(), Message: "unknown field"})
+	}
+	return nil
+}
+
+// apply checks the form and puts it on p: the device's own position and
+// time at capture, recorded by the app.
+func (f photoForm) apply(p *verification.Photo) error {
+	var d []apperr.Detail
+	p.Tag, p.CapturedAt = f.tag, time.Now().UTC()
+	if f.tag == "" {
+		d = append(d, apperr.Detail{Field: "tag", Message: fmt.Sprintf("is required, one of %v", verification.PhotoTags)})
+	}
+	if f.capturedAt != "" {
+		t, err := time.Parse(time.RFC3339, f.capturedAt)
+		if err != nil {
+			d = append(d, apperr.Detail{Field: "capturedAt", Message: "must be an RFC 3339 time"})
+		}
+		p.CapturedAt = t.UTC()
+	}
+	if f.latitude != "" || f.longitude != "" {
+		lat, e1 := strconv.ParseFloat(f.latitude, 64)
+		lng, e2 := strconv.ParseFloat(f.longitude, 64)
+		acc, e3 := strconv.ParseFloat(orZero(f.accuracy), 64)
+		if e1 != nil || e2 != nil || e3 != nil || lat < -90 || lat > 90 || lng < -180 || lng > 180 || acc < 0 {
+			d = append(d, apperr.Detail{Field: "latitude", Message: "latitude, longitude and accuracy must be numbers in degrees and metres"})
+		}
+		p.Device = &verification.Point{Latitude: lat, Longitude: lng, Accuracy: acc}
+	}
+	if len(d) > 0 {
+		return apperr.Validation(d...)
+	}
+	return nil
+}
+
+func orZero(s string) string {
+	if s == "" {
+		return "0"
+	}
+	return s
+}
+
+// photoView is a stored photo as the agent app sees it.
+func photoView(p verification.Photo) map[string]any {
+	return map[string]any{"id": p.ID, "tag": p.Tag, "capturedAt": envelope.Timestamp(p.CapturedAt), "size": p.Size,
+		"contentType": p.ContentType, "device": p.Device, "exif": p.Exif}
+}

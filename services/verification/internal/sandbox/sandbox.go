@@ -1,0 +1,113 @@
+// Package sandbox runs the sandbox's simulated field work: the mock
+// photos it shows as evidence, stored once in the object store, and the
+// worker that advances sandbox jobs when they fall due.
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/minio/minio-go/v7"
+
+	"github.com/kycfield/kyc/pkg/pgdb"
+	"github.com/kycfield/kyc/services/verification/internal/postgres"
+	"github.com/kycfield/kyc/services/verification/internal/verification"
+)
+
+// photoColours give each mock photo a look of its own (sky over a
+// building, a street, a landmark).
+var photoColours = map[string][2]color.RGBA{
+	"building_front": {{135, 190, 235, 255}, {214, 196, 160, 255}},
+	"street_view":    {{150, 200, 240, 255}, {90, 90, 95, 255}},
+	"landmark":       {{120, 180, 230, 255}, {60, 130, 70, 255}},
+}
+
+// StorePhotos makes sure the mock photos are in bucket and returns their
+// sizes by tag. The JPEGs are generated, so the same bytes every time.
+func StorePhotos(ctx context.Context, mc *minio.Client, bucket string) (map[string]int64, error) {
+	sizes := map[string]int64{}
+	for tag, c := range photoColours {
+		b := mockJPEG(c[0], c[1])
+		key := verification.SandboxPhotoKey(tag)
+		if info, err := mc.StatObject(ctx, bucket, key, minio.StatObjectOptions{}); err == nil && info.Size == int64(len(b)) {
+			sizes[tag] = info.Size
+			continue
+		}
+		if _, err := mc.PutObject(ctx, bucket, key, bytes.NewReader(b), int64(len(b)), minio.PutObjectOptions{ContentType: "image/jpeg"}); err != nil {
+			return nil, err
+		}
+		sizes[tag] = int64(len(b))
+	}
+	return sizes, nil
+}
+
+// mockJPEG is a 640x480 picture: sky above, ground below, a block in the
+// middle.
+func mockJPEG(sky, ground color.RGBA) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, 640, 480))
+	for y := 0; y < 480; y++ {
+		for x := 0; x < 640; x++ {
+			c := sky
+			switch {
+			case y >= 300:
+				c = ground
+			case x >= 220 && x < 420 && y >= 150:
+				c = color.RGBA{ground.R / 2, ground.G / 2, ground.B / 2, 255}
+			}
+			img.SetRGBA(x, y, c)
+		}
+	}
+	var buf bytes.Buffer
+	_ = jpeg.Encode(&buf, img, &jpeg.Options{Quality: 80})
+	return buf.Bytes()
+}
+
+// Worker advances due sandbox jobs: at once when a transaction announces
+// work due now, otherwise every poll.
+type Worker struct {
+	Service *verification.Service
+	Pool    *pgxpool.Pool
+	Poll    time.Duration
+	Log     *slog.Logger
+}
+
+// Run works until ctx ends; failures are logged and retried.
+func (w *Worker) Run(ctx context.Context) error {
+	for ctx.Err() == nil {
+		if err := w.listen(ctx); err != nil && ctx.Err() == nil {
+			w.Log.Warn("sandbox worker restarting", "err", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}
+	return nil
+}
+
+func (w *Worker) listen(ctx context.Context) error {
+	l, err := pgdb.Listen(ctx, w.Pool, postgres.SandboxChannel)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	for ctx.Err() == nil {
+		n, err := w.Service.RunSandbox(ctx, 50)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			continue
+		}
+		if err := l.Wait(ctx, w.Poll); err != nil {
+			return err
+		}
+	}
+	return nil
+}

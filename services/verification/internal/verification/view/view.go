@@ -1,0 +1,154 @@
+// Package view renders the verification context's cases as clients see
+// them, on the status endpoint and in events alike.
+package view
+
+import (
+	"encoding/json"
+	"net/url"
+	"time"
+
+	"github.com/kycfield/kyc/pkg/envelope"
+	"github.com/kycfield/kyc/services/verification/internal/verification"
+)
+
+// Status is the data of GET /api/v1/verification/{customerId}/status and
+// of the verification.completed and verification.rejected events.
+type Status struct {
+	CustomerID       string          `json:"customerId"`
+	CustomerName     string          `json:"customerName"`
+	OverallStatus    string          `json:"overallStatus"`
+	LoanID           *string         `json:"loanId"`
+	LoanType         *string         `json:"loanType"`
+	VerificationDate *string         `json:"verificationDate"`
+	Addresses        []Address       `json:"addresses"`
+	Documents        json.RawMessage `json:"documents"`
+}
+
+// Address is an address as submitted with its verification status and
+// data.
+type Address struct {
+	ID               string            `json:"id"`
+	Label            *string           `json:"label"`
+	StreetNumber     *string           `json:"streetNumber"`
+	StreetName       string            `json:"streetName"`
+	Landmark         *string           `json:"landmark"`
+	City             string            `json:"city"`
+	LGA              *string           `json:"lga"`
+	State            string            `json:"state"`
+	Country          string            `json:"country"`
+	Notes            *string           `json:"notes"`
+	Status           string            `json:"status"`
+	VerificationData *VerificationData `json:"verificationData"`
+}
+
+// VerificationData is the spec's verificationData (verifiedAddress,
+// verifiedAt, verifiedLatitude, verifiedLongitude, agentNotes,
+// verificationPhotos, photoCount) and what this platform adds: who
+// visited, evidence details and flags, attempts, the reason and
+// diagnostics of a rejection, and the timeline.
+type VerificationData struct {
+	verification.Result
+	// VerifiedAt shadows the Result's, in the API's millisecond form (as
+	// do every time below).
+	VerifiedAt         *string      `json:"verifiedAt,omitempty"`
+	VerificationPhotos []Photo      `json:"verificationPhotos"`
+	PhotoCount         int          `json:"photoCount"`
+	Attempts           []Attempt    `json:"attempts"`
+	Timeline           []Transition `json:"timeline"`
+}
+
+// Photo is a photo's stable URL on the gateway with its tag.
+type Photo struct {
+	URL        string  `json:"url"`
+	Tag        string  `json:"tag"`
+	CapturedAt *string `json:"capturedAt"`
+}
+
+// Attempt is a visit that did not end the job.
+type Attempt struct {
+	At     *string `json:"at"`
+	Reason string  `json:"reason"`
+	Notes  string  `json:"notes,omitempty"`
+	By     string  `json:"by"`
+}
+
+// Transition is one step of an address's history.
+type Transition struct {
+	Status string  `json:"status"`
+	At     *string `json:"at"`
+	By     string  `json:"by"`
+}
+
+// Attempts renders a job's attempts (never null).
+func Attempts(j verification.Job) []Attempt {
+	out := make([]Attempt, len(j.Attempts))
+	for i, a := range j.Attempts {
+		out[i] = Attempt{At: envelope.Timestamp(a.At), Reason: a.Reason, Notes: a.Notes, By: a.By}
+	}
+	return out
+}
+
+// Renderer renders with photo URLs under the gateway's public base URL.
+type Renderer struct{ BaseURL string }
+
+// Status renders a case.
+func (r Renderer) Status(c verification.Case) Status {
+	s := Status{CustomerID: c.CustomerID, CustomerName: c.FirstName + " " + c.LastName, OverallStatus: c.Status,
+		LoanID: opt(c.LoanID), LoanType: opt(c.LoanType), VerificationDate: ts(c.VerificationDate),
+		Addresses: make([]Address, 0, len(c.Jobs)), Documents: c.Documents}
+	if len(s.Documents) == 0 {
+		s.Documents = json.RawMessage("[]")
+	}
+	for _, j := range c.Jobs {
+		s.Addresses = append(s.Addresses, r.Address(j))
+	}
+	return s
+}
+
+// Address renders one job as its address.
+func (r Renderer) Address(j verification.Job) Address {
+	a := j.Address
+	return Address{ID: j.AddressID, Label: opt(a.Label), StreetNumber: opt(a.StreetNumber), StreetName: a.StreetName,
+		Landmark: opt(a.Landmark), City: a.City, LGA: opt(a.LGA), State: a.State, Country: a.Country, Notes: opt(a.Notes),
+		Status: j.Status, VerificationData: r.Data(j)}
+}
+
+// Data is an address's verificationData: nil until the address has an
+// outcome or a failed attempt.
+func (r Renderer) Data(j verification.Job) *VerificationData {
+	if j.Result == nil && len(j.Attempts) == 0 {
+		return nil
+	}
+	d := &VerificationData{PhotoCount: len(j.Photos), VerificationPhotos: make([]Photo, 0, len(j.Photos)),
+		Attempts: Attempts(j), Timeline: make([]Transition, len(j.Timeline))}
+	for i, t := range j.Timeline {
+		d.Timeline[i] = Transition{Status: t.Status, At: envelope.Timestamp(t.At), By: t.By}
+	}
+	if j.Result != nil {
+		d.Result = *j.Result
+		d.VerifiedAt = ts(j.Result.VerifiedAt)
+	}
+	for _, p := range j.Photos {
+		d.VerificationPhotos = append(d.VerificationPhotos, Photo{URL: r.PhotoURL(j.CustomerID, p.ID), Tag: p.Tag, CapturedAt: envelope.Timestamp(p.CapturedAt)})
+	}
+	return d
+}
+
+// PhotoURL is the stable gateway URL of a photo.
+func (r Renderer) PhotoURL(customerID, photoID string) string {
+	return r.BaseURL + "/api/v1/verification/" + url.PathEscape(customerID) + "/photos/" + url.PathEscape(photoID)
+}
+
+func opt(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func ts(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	return envelope.Timestamp(*t)
+}

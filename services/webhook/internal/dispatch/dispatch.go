@@ -1,0 +1,160 @@
+package dispatch
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/kycfield/kyc/pkg/pgdb"
+	"github.com/kycfield/kyc/services/webhook/internal/postgres"
+	"github.com/kycfield/kyc/services/webhook/internal/webhook"
+)
+
+// Config tunes the dispatcher.
+type Config struct {
+	Workers      int // deliveries in flight per process
+	PerEndpoint  int // in flight per endpoint, across replicas
+	Schedule     webhook.Schedule
+	DisableAfter time.Duration // an endpoint failing this long is disabled
+	Poll         time.Duration // how often due retries are looked for without a NOTIFY
+}
+
+// Dispatcher sends due deliveries.
+type Dispatcher struct {
+	cfg    Config
+	store  *postgres.Store
+	pool   *pgxpool.Pool
+	client *http.Client
+	log    *slog.Logger
+}
+
+// New returns a dispatcher.
+func New(cfg Config, store *postgres.Store, pool *pgxpool.Pool, client *http.Client, log *slog.Logger) *Dispatcher {
+	return &Dispatcher{cfg: cfg, store: store, pool: pool, client: client, log: log}
+}
+
+// lease outlives any attempt (the client's timeout is shorter), so a
+// lease only runs out when its replica died.
+const lease = time.Minute
+
+// Run claims and sends deliveries until ctx ends, then waits for the
+// attempts in flight (which are cut short and given back).
+func (d *Dispatcher) Run(ctx context.Context) error {
+	wake := make(chan struct{}, 1)
+	go d.listen(ctx, wake)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	slots := make(chan struct{}, d.cfg.Workers)
+	for ctx.Err() == nil {
+		free := d.cfg.Workers - len(slots)
+		if free > 0 {
+			jobs, err := d.store.Claim(ctx, free, d.cfg.PerEndpoint, lease)
+			if err != nil && ctx.Err() == nil {
+				d.log.Warn("webhook claim failed", "err", err)
+			}
+			for _, j := range jobs {
+				slots <- struct{}{}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					d.deliver(ctx, j)
+					<-slots
+					signal(wake)
+				}()
+			}
+			if len(jobs) == free {
+				continue // there may be more due
+			}
+		}
+		t := time.NewTimer(d.cfg.Poll)
+		select {
+		case <-ctx.Done():
+		case <-wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	return nil
+}
+
+// listen turns the schedule's NOTIFYs into wake-ups.
+func (d *Dispatcher) listen(ctx context.Context, wake chan struct{}) {
+	for ctx.Err() == nil {
+		l, err := pgdb.Listen(ctx, d.pool, postgres.NotifyChannel)
+		if err != nil {
+			sleep(ctx, time.Second)
+			continue
+		}
+		for ctx.Err() == nil {
+			if err := l.Wait(ctx, time.Minute); err != nil {
+				break
+			}
+			signal(wake)
+		}
+		l.Close()
+	}
+}
+
+// deliver makes one attempt and records it; an attempt cut short by the
+// process stopping is given back instead, unrecorded.
+func (d *Dispatcher) deliver(ctx context.Context, j postgres.Job) {
+	a := Send(ctx, d.client, j.Endpoint, j.Message, time.Now())
+	a.Trigger = webhook.TriggerScheduled
+	if j.Manual {
+		a.Trigger = webhook.TriggerManual
+	}
+	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if ctx.Err() != nil {
+		if err := d.store.Release(bg, j.Delivery.ID); err != nil {
+			d.log.Warn("webhook release failed; the lease will run out", "delivery", j.Delivery.ID, "err", err)
+		}
+		return
+	}
+	if err := d.store.Complete(bg, j, a, d.cfg.Schedule, d.cfg.DisableAfter); err != nil {
+		// The lease runs out and the delivery is attempted again: at
+		// least once, never lost.
+		d.log.Warn("webhook attempt not recorded", "delivery", j.Delivery.ID, "err", err)
+	}
+}
+
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// Prune deletes, every hour, the log of deliveries that ended longer ago
+// than retention (see postgres.Store.Prune).
+func (d *Dispatcher) Prune(retention time.Duration) func(context.Context) error {
+	return func(ctx context.Context) error {
+		for {
+			if n, err := d.store.Prune(ctx, time.Now().Add(-retention)); err != nil && ctx.Err() == nil {
+				d.log.Warn("webhook log pruning failed", "err", err)
+			} else if n > 0 {
+				d.log.Info("webhook log pruned", "deliveries", n)
+			}
+			t := time.NewTimer(time.Hour)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return nil
+			case <-t.C:
+			}
+		}
+	}
+}

@@ -1,0 +1,304 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"github.com/kycfield/kyc/pkg/envelope"
+	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/ids"
+	"github.com/kycfield/kyc/pkg/inbox"
+	"github.com/kycfield/kyc/pkg/keyring"
+	"github.com/kycfield/kyc/pkg/kitserver"
+	"github.com/kycfield/kyc/pkg/logging"
+	"github.com/kycfield/kyc/pkg/outbox"
+	"github.com/kycfield/kyc/pkg/pgtest"
+	"github.com/kycfield/kyc/pkg/principal"
+	"github.com/kycfield/kyc/pkg/telemetry"
+	"github.com/kycfield/kyc/services/webhook/internal/dispatch"
+	"github.com/kycfield/kyc/services/webhook/internal/events"
+	"github.com/kycfield/kyc/services/webhook/internal/httpapi"
+	"github.com/kycfield/kyc/services/webhook/internal/postgres"
+	"github.com/kycfield/kyc/services/webhook/internal/webhook"
+	"github.com/kycfield/kyc/services/webhook/migrations"
+)
+
+// options shape a fixture.
+type options struct {
+	strict       bool // private targets off
+	schedule     webhook.Schedule
+	disableAfter time.Duration
+	timeout      time.Duration
+}
+
+type fixture struct {
+	t        *testing.T
+	pool     *pgxpool.Pool
+	mux      *http.ServeMux
+	store    *postgres.Store
+	consumer *inbox.Consumer
+	cfg      dispatch.Config
+	client   *http.Client
+	stop     func() // stops the running dispatcher
+}
+
+// fixedHosts is the registration resolver of strict fixtures.
+type fixedHosts map[string]string
+
+func (h fixedHosts) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
+	if ip, ok := h[host]; ok {
+		return []net.IPAddr{{IP: net.ParseIP(ip)}}, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+// setup serves the real routes on a fresh database, with the real
+// consumer and a running dispatcher. The caller's organization and
+// environment come from test headers in place of the gateway's principal.
+func setup(t *testing.T, o options) *fixture {
+	t.Helper()
+	pool, _ := pgtest.NewDB(t, migrations.Set(), inbox.Migration(), outbox.Migration())
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	keys, err := keyring.Parse("t1:"+base64.StdEncoding.EncodeToString(key), "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := postgres.New(pool, keys, "webhook-events", events.Disabled)
+	policy := webhook.URLPolicy{AllowPrivate: !o.strict, Resolver: fixedHosts{"hooks.example.com": "93.184.216.34", "rebind.example.com": "127.0.0.1"}}
+	svc := webhook.NewService(store, policy, time.Now)
+	tel, err := telemetry.New(context.Background(), "webhook-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps := httpapi.MakeEndpoints(svc, kitserver.NewInstrumenter(logging.Discard(), tel.Meter("webhook")))
+	protect := func(h http.Handler, _ ...principal.Kind) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			p := principal.Principal{Kind: principal.KindAPIKey, OrgID: r.Header.Get("X-Org"), Env: principal.Env(r.Header.Get("X-Env"))}
+			h.ServeHTTP(w, r.WithContext(principal.With(r.Context(), p)))
+		})
+	}
+	mux := http.NewServeMux()
+	httpapi.Register(mux, eps, protect, logging.Discard())
+	if o.schedule == nil {
+		o.schedule = webhook.Schedule{0, 50 * time.Millisecond, 100 * time.Millisecond, 150 * time.Millisecond}
+	}
+	if o.disableAfter == 0 {
+		o.disableAfter = time.Hour
+	}
+	if o.timeout == 0 {
+		o.timeout = 5 * time.Second
+	}
+	f := &fixture{t: t, pool: pool, mux: mux, store: store,
+		consumer: inbox.New("webhook.verification", nil, pool, logging.Discard(), events.Verification(store.Within, "https://api.example.com")),
+		cfg:      dispatch.Config{Workers: 16, PerEndpoint: 2, Schedule: o.schedule, DisableAfter: o.disableAfter, Poll: 50 * time.Millisecond},
+		client:   dispatch.NewClient(!o.strict, o.timeout)}
+	f.start()
+	t.Cleanup(func() { f.stop() })
+	return f
+}
+
+// start runs a dispatcher, as a (re)started webhook process would.
+func (f *fixture) start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	d := dispatch.New(f.cfg, f.store, f.pool, f.client, logging.Discard())
+	go func() { defer close(done); _ = d.Run(ctx) }()
+	f.stop = func() { cancel(); <-done }
+}
+
+type tenant struct{ org, env string }
+
+func newTenant() tenant { return tenant{ids.New("org"), "test"} }
+
+type response struct {
+	status int
+	body   []byte
+	env    envelope.Response
+}
+
+func (r response) code() string {
+	if r.env.Error == nil {
+		return ""
+	}
+	return r.env.Error.Code
+}
+
+func (f *fixture) call(who tenant, method, path string, body any) response {
+	f.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req := httptest.NewRequest(method, path, rd)
+	req.Header.Set("X-Org", who.org)
+	req.Header.Set("X-Env", who.env)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	w := httptest.NewRecorder()
+	f.mux.ServeHTTP(w, req)
+	out := response{status: w.Code, body: w.Body.Bytes()}
+	_ = json.Unmarshal(out.body, &out.env)
+	return out
+}
+
+func decode[T any](t *testing.T, r response) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(r.env.Data, &v); err != nil {
+		t.Fatalf("decode: %v (%s)", err, r.body)
+	}
+	return v
+}
+
+// endpoint registers url for who and returns it with its secret.
+func (f *fixture) endpoint(who tenant, url string, extra map[string]any) httpapi.Endpoint {
+	f.t.Helper()
+	body := map[string]any{"url": url}
+	for k, v := range extra {
+		body[k] = v
+	}
+	r := f.call(who, "POST", "/api/v1/webhooks", body)
+	if r.status != http.StatusCreated {
+		f.t.Fatalf("create endpoint: %d %s", r.status, r.body)
+	}
+	return decode[httpapi.Endpoint](f.t, r)
+}
+
+// publish feeds a verification event through the real consumer, as Kafka
+// would.
+func (f *fixture) publish(who tenant, typ string, data any) event.Event {
+	f.t.Helper()
+	e, err := event.New(typ, who.org, who.env, data)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if err := f.consumer.Apply(context.Background(), e); err != nil {
+		f.t.Fatal(err)
+	}
+	return e
+}
+
+func addressUpdated(customerID, addressID string, seq int) map[string]any {
+	return map[string]any{"customerId": customerID, "addressId": addressID, "status": "VERIFIED", "sequence": seq,
+		"occurredAt": time.Now().UTC().Format(time.RFC3339Nano),
+		"verificationData": map[string]any{"verifiedAddress": "12 Adeola Odeku Street", "verifiedLatitude": 6.4281, "verifiedLongitude": 3.4219,
+			"agentNotes": "Met the customer", "flags": []string{}, "photoCount": 1, "attempts": []any{}, "timeline": []any{},
+			"verificationPhotos": []any{map[string]any{"url": "https://api.example.com/api/v1/verification/" + customerID + "/photos/pho_1",
+				"tag": "building_front", "capturedAt": "2026-11-23T10:00:00.000Z"}}}}
+}
+
+func completed(customerID, addressID string) map[string]any {
+	return map[string]any{"customerId": customerID, "customerName": "Ngozi Okafor", "overallStatus": "VERIFIED", "loanId": "LN-1",
+		"loanType": "PERSONAL", "verificationDate": "2026-11-23T10:00:00.000Z", "documents": []any{},
+		"addresses": []any{map[string]any{"id": addressID, "label": nil, "streetNumber": "12", "streetName": "Adeola Odeku Street",
+			"landmark": nil, "city": "Victoria Island", "lga": nil, "state": "Lagos", "country": "Nigeria", "notes": nil,
+			"status": "VERIFIED", "verificationData": addressUpdated(customerID, addressID, 3)["verificationData"]}}}
+}
+
+// received is one request a receiver got.
+type received struct {
+	header http.Header
+	body   []byte
+	status int // what the receiver answered
+}
+
+// receiver is a real HTTP server on loopback; answer picks the status of
+// its nth request (1-based), and hang, while open, holds every request.
+type receiver struct {
+	*httptest.Server
+	mu     sync.Mutex
+	got    []received
+	answer func(n int, body []byte) int
+	hang   chan struct{}
+}
+
+func newReceiver(t *testing.T, answer func(n int, body []byte) int) *receiver {
+	t.Helper()
+	rc := &receiver{answer: answer}
+	if rc.answer == nil {
+		rc.answer = func(int, []byte) int { return http.StatusNoContent }
+	}
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		rc.mu.Lock()
+		n := len(rc.got) + 1
+		status := rc.answer(n, body)
+		rc.got = append(rc.got, received{header: r.Header.Clone(), body: body, status: status})
+		hang := rc.hang
+		rc.mu.Unlock()
+		if hang != nil {
+			select {
+			case <-hang:
+			case <-r.Context().Done():
+			}
+		}
+		w.WriteHeader(status)
+		fmt.Fprintf(w, `{"n":%d}`, n)
+	}))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+func (rc *receiver) requests() []received {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]received(nil), rc.got...)
+}
+
+// waitFor polls cond until it holds; the deadline only bounds a failing
+// test, it measures nothing.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting: %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// verify checks a request with the Standard Webhooks reference library.
+func verify(t *testing.T, secret string, r received) error {
+	t.Helper()
+	wh, err := standardwebhooks.NewWebhook(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wh.Verify(r.body, r.header)
+}
+
+type deliveryList struct {
+	Deliveries []httpapi.Delivery `json:"deliveries"`
+	Pagination struct {
+		Limit      int     `json:"limit"`
+		HasNext    bool    `json:"hasNext"`
+		NextCursor *string `json:"nextCursor"`
+	} `json:"pagination"`
+}
+
+func (f *fixture) deliveries(who tenant, endpointID, query string) deliveryList {
+	f.t.Helper()
+	r := f.call(who, "GET", "/api/v1/webhooks/"+endpointID+"/deliveries"+query, nil)
+	if r.status != http.StatusOK {
+		f.t.Fatalf("deliveries: %d %s", r.status, r.body)
+	}
+	return decode[deliveryList](f.t, r)
+}

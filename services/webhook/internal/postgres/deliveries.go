@@ -1,0 +1,196 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/kycfield/kyc/pkg/ids"
+	"github.com/kycfield/kyc/pkg/pgdb"
+	"github.com/kycfield/kyc/services/webhook/internal/webhook"
+)
+
+// Tx is the consumer's transaction as the webhook context uses it.
+type Tx struct{ tx pgx.Tx }
+
+// Within adapts a consumer's transaction.
+func (s *Store) Within(tx pgx.Tx) Tx { return Tx{tx} }
+
+// Lookup reads, in one round trip, what turning an event of type typ into
+// deliveries needs: the enabled endpoints of the tenant that want typ,
+// and the versions of addressIDs. It first records save, when given (an
+// address's newest transition), so the read sees it.
+func (t Tx) Lookup(ctx context.Context, orgID, env, typ string, save *AddressVersionOf, addressIDs []string) ([]string, map[string]AddressVersion, error) {
+	b := &pgx.Batch{}
+	if save != nil {
+		b.Queue(`INSERT INTO address_versions (address_id, org_id, env, sequence, occurred_at) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (address_id) DO UPDATE SET sequence = excluded.sequence, occurred_at = excluded.occurred_at
+			WHERE address_versions.sequence < excluded.sequence`, save.AddressID, orgID, env, save.Sequence, save.OccurredAt)
+	}
+	b.Queue(`SELECT id FROM endpoints WHERE org_id = $1 AND env = $2 AND deleted_at IS NULL AND enabled
+		AND ($3 = ANY(events) OR '*' = ANY(events)) ORDER BY id`, orgID, env, typ)
+	if len(addressIDs) > 0 {
+		b.Queue(`SELECT address_id, sequence, occurred_at FROM address_versions
+			WHERE org_id = $1 AND env = $2 AND address_id = ANY($3)`, orgID, env, addressIDs)
+	}
+	br := t.tx.SendBatch(ctx, b)
+	defer br.Close()
+	if save != nil {
+		if _, err := br.Exec(); err != nil {
+			return nil, nil, err
+		}
+	}
+	rows, _ := br.Query()
+	subs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, nil, err
+	}
+	versions := map[string]AddressVersion{}
+	if len(addressIDs) > 0 {
+		rows, _ := br.Query()
+		var id string
+		var v AddressVersion
+		if _, err := pgx.ForEachRow(rows, []any{&id, &v.Sequence, &v.OccurredAt}, func() error {
+			versions[id] = v
+			return nil
+		}); err != nil {
+			return nil, nil, err
+		}
+	}
+	return subs, versions, nil
+}
+
+// Enqueue records m and a delivery to each endpoint, due now.
+func (t Tx) Enqueue(ctx context.Context, m webhook.Message, endpointIDs []string) ([]webhook.Delivery, error) {
+	return enqueue(ctx, t.tx, m, endpointIDs)
+}
+
+// AddressVersionOf is an address's transition to record.
+type AddressVersionOf struct {
+	AddressID  string
+	Sequence   int64
+	OccurredAt time.Time
+}
+
+// AddressVersion is an address's newest known sequence and time.
+type AddressVersion struct {
+	Sequence   int64
+	OccurredAt time.Time
+}
+
+func enqueue(ctx context.Context, tx pgx.Tx, m webhook.Message, endpointIDs []string) ([]webhook.Delivery, error) {
+	now := time.Now().UTC()
+	out := make([]webhook.Delivery, 0, len(endpointIDs))
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO messages (id, org_id, env, event_type, body, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (id) DO NOTHING`, m.ID, m.OrgID, m.Env, m.Type, m.Body, m.CreatedAt)
+	for _, eid := range endpointIDs {
+		d := webhook.Delivery{ID: ids.New("dlv"), EndpointID: eid, OrgID: m.OrgID, Env: m.Env, MessageID: m.ID, EventType: m.Type,
+			Status: webhook.StatusPending, NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now}
+		b.Queue(`INSERT INTO deliveries (id, endpoint_id, org_id, env, message_id, event_type, status, next_attempt_at, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8) ON CONFLICT (endpoint_id, message_id) DO NOTHING`,
+			d.ID, eid, m.OrgID, m.Env, m.ID, m.Type, d.Status, now)
+		out = append(out, d)
+	}
+	b.Queue(`SELECT pg_notify($1, '')`, NotifyChannel)
+	return out, tx.SendBatch(ctx, b).Close()
+}
+
+// Enqueue implements webhook.Repository.
+func (s *Store) Enqueue(ctx context.Context, m webhook.Message, endpointIDs []string) ([]webhook.Delivery, error) {
+	var out []webhook.Delivery
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) (err error) {
+		out, err = enqueue(ctx, tx, m, endpointIDs)
+		return err
+	})
+	return out, internal(err)
+}
+
+const deliveryCols = `id, endpoint_id, org_id, env, message_id, event_type, status, attempts, scheduled, next_attempt_at, created_at, updated_at`
+
+func scanDelivery(row pgx.Row) (webhook.Delivery, error) {
+	var d webhook.Delivery
+	err := row.Scan(&d.ID, &d.EndpointID, &d.OrgID, &d.Env, &d.MessageID, &d.EventType, &d.Status, &d.Attempts, &d.Scheduled,
+		&d.NextAttemptAt, &d.CreatedAt, &d.UpdatedAt)
+	return d, err
+}
+
+// Deliveries implements webhook.Repository: newest first, each with its
+// attempts.
+func (s *Store) Deliveries(ctx context.Context, who webhook.Caller, endpointID string, f webhook.DeliveryFilter) ([]webhook.Delivery, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+deliveryCols+` FROM deliveries WHERE org_id = $1 AND env = $2 AND endpoint_id = $3
+		AND ($4 = '' OR status = $4) AND ($5 = '' OR event_type = $5) AND ($6 = '' OR id < $6)
+		ORDER BY id DESC LIMIT $7`, who.OrgID, who.Env, endpointID, f.Status, f.EventType, f.Before, f.Limit)
+	if err != nil {
+		return nil, internal(err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (webhook.Delivery, error) { return scanDelivery(r) })
+	if err != nil {
+		return nil, internal(err)
+	}
+	return out, internal(s.attachAttempts(ctx, out))
+}
+
+func (s *Store) attachAttempts(ctx context.Context, ds []webhook.Delivery) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	idx := make(map[string]int, len(ds))
+	dids := make([]string, len(ds))
+	for i, d := range ds {
+		idx[d.ID], dids[i] = i, d.ID
+		ds[i].Log = []webhook.Attempt{}
+	}
+	rows, err := s.pool.Query(ctx, `SELECT delivery_id, number, trigger, at, status_code, latency_ms, response, error, succeeded
+		FROM attempts WHERE delivery_id = ANY($1) ORDER BY delivery_id, number`, dids)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var a webhook.Attempt
+		if err := rows.Scan(&id, &a.Number, &a.Trigger, &a.At, &a.StatusCode, &a.LatencyMS, &a.Response, &a.Error, &a.Succeeded); err != nil {
+			return err
+		}
+		ds[idx[id]].Log = append(ds[idx[id]].Log, a)
+	}
+	return rows.Err()
+}
+
+// Retry implements webhook.Repository.
+func (s *Store) Retry(ctx context.Context, who webhook.Caller, endpointID, deliveryID string) (webhook.Delivery, error) {
+	var d webhook.Delivery
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) (err error) {
+		d, err = scanDelivery(tx.QueryRow(ctx, `UPDATE deliveries SET manual = true, next_attempt_at = now(), updated_at = now()
+			WHERE id = $1 AND endpoint_id = $2 AND org_id = $3 AND env = $4 RETURNING `+deliveryCols,
+			deliveryID, endpointID, who.OrgID, who.Env))
+		if pgdb.IsNoRows(err) {
+			return webhook.ErrDeliveryNotFound
+		}
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `SELECT pg_notify($1, '')`, NotifyChannel)
+		return err
+	})
+	return d, internal(err)
+}
+
+// Recover implements webhook.Repository.
+func (s *Store) Recover(ctx context.Context, who webhook.Caller, endpointID string, since time.Time) (int, error) {
+	var n int
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE deliveries SET manual = true, next_attempt_at = now(), updated_at = now()
+			WHERE endpoint_id = $1 AND org_id = $2 AND env = $3 AND created_at >= $4 AND status IN ('retrying', 'exhausted')`,
+			endpointID, who.OrgID, who.Env, since)
+		if err != nil {
+			return err
+		}
+		n = int(tag.RowsAffected())
+		_, err = tx.Exec(ctx, `SELECT pg_notify($1, '')`, NotifyChannel)
+		return err
+	})
+	return n, internal(err)
+}

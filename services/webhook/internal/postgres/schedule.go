@@ -1,0 +1,199 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/kycfield/kyc/pkg/outbox"
+	"github.com/kycfield/kyc/pkg/pgdb"
+	"github.com/kycfield/kyc/services/webhook/internal/webhook"
+)
+
+// claimLockKey is the advisory lock serialising claims ("kyc_whc").
+const claimLockKey = 0x6b79635f776863
+
+// Job is a claimed delivery with what sending it needs.
+type Job struct {
+	Delivery webhook.Delivery
+	Manual   bool
+	Endpoint webhook.Endpoint
+	Message  webhook.Message
+}
+
+// Claim leases up to n due deliveries for lease. Each endpoint gets at
+// most perEndpoint in flight across every replica: leases are counted in
+// the database, and claims are serialised by a transaction-scoped
+// advisory lock, so each claim's count (a statement snapshot taken after
+// the lock) sees every earlier claim's leases; two replicas can never
+// both fill the same endpoint's room. A claim takes about a millisecond,
+// so the lock costs little. Endpoints are taken in the order of their
+// oldest due delivery, so a slow endpoint's backlog never hides another
+// endpoint's due deliveries.
+func (s *Store) Claim(ctx context.Context, n, perEndpoint int, lease time.Duration) ([]Job, error) {
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN`)
+	b.Queue(`SET LOCAL synchronous_commit TO OFF`)
+	b.Queue(`SELECT pg_advisory_xact_lock($1)`, claimLockKey)
+	b.Queue(`
+		WITH room AS (
+			SELECT e.id, $2 - (SELECT count(*) FROM deliveries f WHERE f.endpoint_id = e.id AND f.lease_until > now()) AS room
+			FROM endpoints e
+			WHERE e.enabled AND e.deleted_at IS NULL
+			  AND EXISTS (SELECT 1 FROM deliveries d WHERE d.endpoint_id = e.id AND d.next_attempt_at <= now())
+		), picked AS (
+			SELECT x.id FROM room, LATERAL (
+				SELECT d.id, d.next_attempt_at FROM deliveries d
+				WHERE d.endpoint_id = room.id AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
+				ORDER BY d.next_attempt_at LIMIT greatest(room.room, 0)
+				FOR UPDATE SKIP LOCKED) x
+			ORDER BY x.next_attempt_at LIMIT $1
+		), claimed AS (
+			UPDATE deliveries d SET lease_until = now() + make_interval(secs => $3)
+			FROM picked WHERE d.id = picked.id AND (d.lease_until IS NULL OR d.lease_until < now())
+			RETURNING d.id, d.endpoint_id, d.org_id, d.env, d.message_id, d.event_type, d.status, d.attempts, d.scheduled, d.manual, d.created_at
+		)
+		SELECT c.id, c.endpoint_id, c.org_id, c.env, c.message_id, c.event_type, c.status, c.attempts, c.scheduled, c.manual, c.created_at,
+			m.body, `+prefixed("e.")+`
+		FROM claimed c JOIN messages m ON m.id = c.message_id JOIN endpoints e ON e.id = c.endpoint_id`,
+		n, perEndpoint, lease.Seconds())
+	b.Queue(`COMMIT`)
+	br := s.pool.SendBatch(ctx, b)
+	defer br.Close()
+	for range 3 {
+		if _, err := br.Exec(); err != nil {
+			return nil, fmt.Errorf("claim: %w", err)
+		}
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return nil, fmt.Errorf("claim: %w", err)
+	}
+	out, err := s.scanJobs(rows)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := br.Exec(); err != nil {
+		return nil, fmt.Errorf("claim: commit: %w", err)
+	}
+	return out, nil
+}
+
+func (s *Store) scanJobs(rows pgx.Rows) ([]Job, error) {
+	defer rows.Close()
+	var out []Job
+	for rows.Next() {
+		var j Job
+		d := &j.Delivery
+		var sealed sealedSecrets
+		dest := append([]any{&d.ID, &d.EndpointID, &d.OrgID, &d.Env, &d.MessageID, &d.EventType, &d.Status, &d.Attempts, &d.Scheduled,
+			&j.Manual, &d.CreatedAt, &j.Message.Body}, endpointDest(&j.Endpoint, &sealed)...)
+		if err := rows.Scan(dest...); err != nil {
+			return nil, fmt.Errorf("claim: %w", err)
+		}
+		if err := s.open(&j.Endpoint, sealed); err != nil {
+			return nil, fmt.Errorf("claim: endpoint %s: %w", d.EndpointID, err)
+		}
+		j.Message.ID, j.Message.Type, j.Message.OrgID, j.Message.Env = d.MessageID, d.EventType, d.OrgID, d.Env
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}
+
+// Complete records attempt a of job j and moves the delivery on as the
+// schedule says, in one round trip. A failure starts (or continues) the
+// endpoint's failure streak; a 410 Gone, or a streak longer than
+// disableAfter, disables it and publishes endpoint.disabled through the
+// outbox. A success ends the streak.
+//
+// The commit does not wait for the WAL flush (synchronous_commit off):
+// a database crash may forget the last attempts, and the deliveries are
+// then sent again, which at-least-once delivery allows; it never loses
+// one. The schedule's inputs (messages, deliveries) are committed
+// durably by the consumer.
+func (s *Store) Complete(ctx context.Context, j Job, a webhook.Attempt, sched webhook.Schedule, disableAfter time.Duration) error {
+	now := a.At
+	o := j.Delivery.After(a, j.Manual, sched, now)
+	a.Number = j.Delivery.Attempts + 1
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN`)
+	b.Queue(`SET LOCAL synchronous_commit TO OFF`)
+	b.Queue(`INSERT INTO attempts (delivery_id, number, trigger, at, status_code, latency_ms, response, error, succeeded)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
+		j.Delivery.ID, a.Number, a.Trigger, a.At, a.StatusCode, a.LatencyMS, a.Response, a.Error, a.Succeeded)
+	// A resend asked for while this attempt was in flight (manual set
+	// since the claim) stays due now rather than being overwritten.
+	b.Queue(`UPDATE deliveries SET status = $2, attempts = $3, scheduled = $4,
+		next_attempt_at = CASE WHEN manual AND NOT $7 THEN now() ELSE $5 END, manual = manual AND NOT $7,
+		lease_until = NULL, updated_at = $6 WHERE id = $1`, j.Delivery.ID, o.Status, a.Number, o.Scheduled, o.Next, now, j.Manual)
+	if a.Succeeded {
+		b.Queue(`UPDATE endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL RETURNING now()`, j.Endpoint.ID)
+	} else {
+		b.Queue(`UPDATE endpoints SET failing_since = coalesce(failing_since, $2) WHERE id = $1 RETURNING failing_since`, j.Endpoint.ID, now)
+	}
+	b.Queue(`COMMIT`)
+	br := s.pool.SendBatch(ctx, b)
+	var since time.Time
+	err := func() error {
+		defer br.Close()
+		for range 4 {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		if err := br.QueryRow().Scan(&since); err != nil && !pgdb.IsNoRows(err) {
+			return err
+		}
+		_, err := br.Exec()
+		return err
+	}()
+	if err != nil || a.Succeeded {
+		return err
+	}
+	switch {
+	case a.StatusCode == 410:
+		return s.Disable(ctx, j.Endpoint, webhook.DisabledGone, now)
+	case now.Sub(since) >= disableAfter:
+		return s.Disable(ctx, j.Endpoint, webhook.DisabledFailing, now)
+	}
+	return nil
+}
+
+// Disable turns the endpoint off for reason, parks its deliveries and
+// publishes endpoint.disabled, once: an endpoint already disabled is
+// left as it is.
+func (s *Store) Disable(ctx context.Context, e webhook.Endpoint, reason string, now time.Time) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return s.disable(ctx, tx, e, reason, now) })
+}
+
+func (s *Store) disable(ctx context.Context, tx pgx.Tx, e webhook.Endpoint, reason string, now time.Time) error {
+	tag, err := tx.Exec(ctx, `UPDATE endpoints SET enabled = false, disabled_reason = $2, updated_at = $3 WHERE id = $1 AND enabled`,
+		e.ID, reason, now)
+	if err != nil || tag.RowsAffected() == 0 {
+		return err
+	}
+	if err := reschedule(ctx, tx, e.ID, false); err != nil {
+		return err
+	}
+	e.Enabled, e.DisabledReason, e.UpdatedAt = false, reason, now
+	ev, err := s.disabled(e)
+	if err != nil {
+		return err
+	}
+	return outbox.Add(ctx, tx, outbox.Message{Topic: s.topic, Key: e.OrgID, Event: ev})
+}
+
+// Release gives claimed deliveries back unattempted (the process is
+// stopping), so another replica or the next start sends them at once.
+func (s *Store) Release(ctx context.Context, deliveryIDs ...string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE deliveries SET lease_until = NULL WHERE id = ANY($1)`, deliveryIDs)
+	return err
+}
+
+func prefixed(p string) string {
+	return p + "id, " + p + "org_id, " + p + "env, " + p + "url, " + p + "description, " + p + "events, " + p + "enabled, " +
+		p + "disabled_reason, " + p + "secret, " + p + "previous_secret, " + p + "previous_until, " + p + "failing_since, " +
+		p + "created_at, " + p + "updated_at"
+}
