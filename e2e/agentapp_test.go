@@ -112,6 +112,34 @@ func (p *phoneApp) do(steps ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
+// tap presses what a selector finds once the screen has stopped moving. A
+// person taps what they see; a test's click is aimed at coordinates taken
+// a moment earlier, and on a loaded machine it misses a button that moved
+// in between (the CI failure this replaced: Next pressed while the sync bar
+// changed height, so the visit stayed on the photos step).
+func tap[S chromedp.Selectable](sel S, opts ...chromedp.QueryOption) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := chromedp.Evaluate[bool](`delete window.__settle`)(ctx, t); err != nil {
+			return err
+		}
+		if _, err := chromedp.PollFunction[bool](settledJS, chromedp.WithPollingInterval(50*time.Millisecond))(ctx, t); err != nil {
+			return err
+		}
+		_, err := chromedp.Click(sel, opts...)(ctx, t)
+		return err
+	})
+}
+
+// settledJS is true once no control on the page has moved for four polls.
+const settledJS = `() => {
+	const k = [...document.querySelectorAll("button, input, select, label, a")]
+		.map((e) => { const r = e.getBoundingClientRect(); return r.x + "," + r.y + "," + r.width + "," + r.height; }).join(";");
+	const s = window.__settle || (window.__settle = { k: "", n: 0 });
+	s.n = s.k === k ? s.n + 1 : 0;
+	s.k = k;
+	return s.n >= 4;
+}`
+
 // at is where the phone's GPS says it is.
 func (p *phoneApp) at(lat, lng, accuracy float64) {
 	p.t.Helper()
@@ -231,14 +259,14 @@ func (p *phoneApp) signIn(v fieldVisit, shoot bool) {
 	if shoot {
 		p.shot("01-sign-in")
 	}
-	p.do(chromedp.Click(chromedp.ID("sign-in")))
+	p.do(tap(chromedp.ID("sign-in")))
 	p.see("Today's tasks")
 	p.see("Ngozi Okafor")
 	p.see("12 Adebayo Road")
 	if shoot {
 		p.shot("02-tasks")
 	}
-	p.do(chromedp.Click(chromedp.CSS(`section[aria-label="Ngozi Okafor"] button`)))
+	p.do(tap(chromedp.CSS(`section[aria-label="Ngozi Okafor"] button`)))
 	p.see("Green gate, ask for Mama Ngozi")
 	p.see("Opposite the mosque")
 	if shoot {
@@ -249,12 +277,12 @@ func (p *phoneApp) signIn(v fieldVisit, shoot bool) {
 // checkIn starts the visit and checks in where the phone is.
 func (p *phoneApp) checkIn(shoot bool) {
 	p.t.Helper()
-	p.do(chromedp.Click(chromedp.ID("start")))
+	p.do(tap(chromedp.ID("start")))
 	p.see("Good position (±9 m)")
 	if shoot {
 		p.shot("04-check-in")
 	}
-	p.do(chromedp.Click(chromedp.ID("check-in"), chromedp.NodeEnabled))
+	p.do(tap(chromedp.ID("check-in"), chromedp.NodeEnabled))
 	p.see("Photos")
 }
 
@@ -268,23 +296,23 @@ func (p *phoneApp) photosAndOutcome(files [2]string, shoot bool) {
 	if shoot {
 		p.shot("05-photos")
 	}
-	p.do(chromedp.Click(chromedp.ID("next")), chromedp.WaitVisible(chromedp.ID("resident-name")),
+	p.do(tap(chromedp.ID("next")), chromedp.WaitVisible(chromedp.ID("resident-name")),
 		chromedp.SendKeys(chromedp.ID("resident-name"), "Chidi Okafor"), chromedp.SendKeys(chromedp.ID("relationship"), "Brother"),
 		chromedp.SendKeys(chromedp.ID("building-type"), "Bungalow"))
 	if shoot {
 		p.shot("06-interview")
 	}
-	p.do(chromedp.Click(chromedp.ID("next")), chromedp.Click(chromedp.ID("outcome-VERIFIED")), chromedp.WaitVisible(chromedp.ID("verified-address")))
+	p.do(tap(chromedp.ID("next")), tap(chromedp.ID("outcome-VERIFIED")), chromedp.WaitVisible(chromedp.ID("verified-address")))
 	if shoot {
 		p.shot("07-outcome")
 	}
-	p.do(chromedp.Click(chromedp.ID("next"), chromedp.NodeEnabled))
+	p.do(tap(chromedp.ID("next"), chromedp.NodeEnabled))
 	p.see("Building front, Street view")
 	if shoot {
 		p.shot("08-review")
 	}
 	p.submitted = time.Now()
-	p.do(chromedp.Click(chromedp.ID("next"), chromedp.NodeEnabled))
+	p.do(tap(chromedp.ID("next"), chromedp.NodeEnabled))
 }
 
 // lenderSeesVerified checks the lender's status endpoint: VERIFIED with
@@ -392,20 +420,20 @@ func TestAgentAppNoAccessRevisit(t *testing.T) {
 	// Under a roof the fix is poor: the app waits (up to 30 s) for better
 	// than 50 m before it lets the agent check in.
 	p.at(lat, lng, 120)
-	p.do(chromedp.Click(chromedp.ID("start")))
+	p.do(tap(chromedp.ID("start")))
 	p.see("Accuracy: ±120 m")
 	if off, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool](`document.getElementById("check-in").disabled`)); err != nil || !off {
 		t.Fatalf("check-in offered at ±120 m before the wait ended (%v)", err)
 	}
 	p.at(lat, lng, 9)
 	p.see("Good position (±9 m)")
-	p.do(chromedp.Click(chromedp.ID("check-in"), chromedp.NodeEnabled))
+	p.do(tap(chromedp.ID("check-in"), chromedp.NodeEnabled))
 	p.see("Photos")
-	p.do(chromedp.Click(chromedp.ID("next")), chromedp.WaitVisible(chromedp.ID("resident-name")),
-		chromedp.Click(chromedp.ID("next")), chromedp.Click(chromedp.ID("outcome-NO_ACCESS")), chromedp.WaitVisible(chromedp.ID("notes")),
-		chromedp.SendKeys(chromedp.ID("notes"), "Gate locked, nobody answered"), chromedp.Click(chromedp.ID("next"), chromedp.NodeEnabled))
+	p.do(tap(chromedp.ID("next")), chromedp.WaitVisible(chromedp.ID("resident-name")),
+		tap(chromedp.ID("next")), tap(chromedp.ID("outcome-NO_ACCESS")), chromedp.WaitVisible(chromedp.ID("notes")),
+		chromedp.SendKeys(chromedp.ID("notes"), "Gate locked, nobody answered"), tap(chromedp.ID("next"), chromedp.NodeEnabled))
 	p.see("Gate locked, nobody answered")
-	p.do(chromedp.Click(chromedp.ID("next"), chromedp.NodeEnabled))
+	p.do(tap(chromedp.ID("next"), chromedp.NodeEnabled))
 	p.see("All changes sent")
 	// The task comes back for the next working day, first on the list.
 	p.see("Re-visit due")
@@ -505,8 +533,8 @@ func TestAgentAppRefusedAction(t *testing.T) {
 	p.online(false)
 	p.checkIn(false)
 	p.see("1 waiting to sync")
-	p.do(chromedp.Click(chromedp.CSS(`#main .row button.secondary`)), chromedp.WaitVisible(chromedp.ID("start")),
-		chromedp.Click(chromedp.CSS(`#main > button.secondary`)))
+	p.do(tap(chromedp.CSS(`#main .row button.secondary`)), chromedp.WaitVisible(chromedp.ID("start")),
+		tap(chromedp.CSS(`#main > button.secondary`)))
 	p.see("Visit under way")
 
 	admin := func(method, path string, body any) harness.Response {
