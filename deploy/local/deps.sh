@@ -114,6 +114,8 @@ ensure_postgres() {
 			die "cannot connect to $PG_URL even after setting the password; check pg_hba.conf"
 	fi
 
+	ensure_pg_connections
+
 	# No databases to create here: each service creates its own at start
 	# (pkg/pgdb), so the list of services lives only in the stack registry.
 
@@ -125,6 +127,26 @@ ensure_postgres() {
 	fi
 
 	report postgres "$status"
+}
+
+# Tests start whole platforms side by side (the e2e tests, the replica
+# test's second instances, several worktrees), each service with its own
+# pool; Debian's default of 100 connections ran out ("too many clients").
+# Only a cluster on this box can be reconfigured and restarted.
+PG_MAX_CONNECTIONS=500
+ensure_pg_connections() {
+	local have ver
+	have=$(PGPASSWORD=postgres psql -h 127.0.0.1 -U postgres -d postgres -tAc 'show max_connections')
+	((have >= PG_MAX_CONNECTIONS)) && return
+	ver=$(pg_lsclusters -h 2>/dev/null | awk '$2 == "main" && $3 == 5432 {print $1}')
+	if [[ -z "$ver" ]]; then
+		log "postgres: max_connections is $have (< $PG_MAX_CONNECTIONS) and not ours to change; parallel tests may run out"
+		return
+	fi
+	log "postgres: max_connections $have -> $PG_MAX_CONNECTIONS (restarting it)..."
+	PGPASSWORD=postgres psql -h 127.0.0.1 -U postgres -d postgres -qc "ALTER SYSTEM SET max_connections = $PG_MAX_CONNECTIONS"
+	"${SUDO[@]}" pg_ctlcluster --skip-systemctl-redirect "$ver" main restart
+	wait_for 30 pg_ready || die "postgres did not come back after the restart"
 }
 
 # --------------------------------------------------------------------- Redis

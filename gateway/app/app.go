@@ -105,7 +105,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 	limiter := quota.New(rdb, cfg.RedisPrefix, log, meter)
 	reporter := usage.New(writer, usageTopic, cfg.UsageInterval, log)
 	gw := edge.New(edge.Options{Upstreams: upstreams, MaxJSON: cfg.MaxJSONBody, MaxUpload: cfg.MaxUploadBody,
-		TrustedHops: cfg.TrustedHops, OpenAPI: api.OpenAPI, Timeout: cfg.UpstreamTimeout},
+		TrustedHops: cfg.TrustedHops, OpenAPI: api.OpenAPI, Timeout: cfg.UpstreamTimeout, Sessions: src},
 		log, signer, resolver, limiter, idempotency.New(rdb, cfg.RedisPrefix, cfg.IdempotencyTTL, 2*cfg.UpstreamTimeout), reporter, meter)
 
 	// Every instance hears every key and plan change, from the moment it

@@ -32,7 +32,8 @@ type Kind string
 
 // Kinds of principals.
 const (
-	// KindAPIKey is a lender's back-end calling with an API key.
+	// KindAPIKey is a lender calling the public API: its back-end with an
+	// API key, or a person from the dashboard with a session (UserID set).
 	KindAPIKey Kind = "apikey"
 	// KindEdge is an unauthenticated request vouched for by the gateway
 	// (dashboard calls; the service checks the session cookie itself).
@@ -66,10 +67,13 @@ const (
 
 // Principal is the caller as established by the gateway.
 type Principal struct {
-	Kind     Kind     `json:"kind"`
-	OrgID    string   `json:"org,omitempty"`
-	Env      Env      `json:"env,omitempty"`
-	KeyID    string   `json:"key,omitempty"`
+	Kind  Kind   `json:"kind"`
+	OrgID string `json:"org,omitempty"`
+	Env   Env    `json:"env,omitempty"`
+	KeyID string `json:"key,omitempty"`
+	// UserID is set instead of KeyID when a dashboard user calls the
+	// public API from the dashboard page with a session.
+	UserID   string   `json:"user,omitempty"`
 	Scopes   []string `json:"scopes,omitempty"`
 	Plan     string   `json:"plan,omitempty"`
 	ClientIP string   `json:"ip,omitempty"`

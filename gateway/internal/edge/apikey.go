@@ -29,24 +29,21 @@ var (
 			WithHeader("WWW-Authenticate", `Bearer realm="kyc", error="invalid_token"`)
 )
 
-// apiKey runs the API-key pipeline for one request.
+// apiKey runs the public-API pipeline for one request: authenticated by
+// an API key, or by a dashboard session (session.go).
 func (g *Gateway) apiKey(w http.ResponseWriter, r *http.Request, rt routes.Route) {
 	ctx := r.Context()
-	secret, ok := bearerToken(r.Header.Get("Authorization"))
+	var c caller
+	var ok bool
+	if tok, isSession := sessionToken(r); isSession {
+		c, ok = g.sessionCaller(w, r, tok)
+	} else {
+		c, ok = g.keyCaller(w, r)
+	}
 	if !ok {
-		g.fail(w, r, errMissingKey)
 		return
 	}
-	id, err := g.resolver.Resolve(ctx, secret)
-	switch {
-	case errors.Is(err, keys.ErrUnavailable):
-		g.fail(w, r, apperr.Unavailable("Authentication", err))
-		return
-	case err != nil:
-		g.fail(w, r, errBadKey)
-		return
-	}
-	d := g.limiter.Take(ctx, id.Org.ID, id.Org.Plan.DailyRequests)
+	d := g.limiter.Take(ctx, c.p.OrgID, c.plan.DailyRequests)
 	setRateHeaders(w, d)
 	if !d.Allowed {
 		secs := strconv.Itoa(int(d.Reset.Seconds()) + 1)
@@ -54,15 +51,14 @@ func (g *Gateway) apiKey(w http.ResponseWriter, r *http.Request, rt routes.Route
 			fmt.Sprintf("Daily request quota of %d exceeded; it resets at 00:00 UTC", d.Limit)).WithHeader("Retry-After", secs))
 		return
 	}
-	g.usage.Seen(id.Org.ID, id.Key.ID, d.Count, time.Now())
-	st := &state{p: principal.Principal{Kind: principal.KindAPIKey, OrgID: id.Org.ID, Env: id.Key.Env, KeyID: id.Key.ID,
-		Scopes: id.Key.Scopes, Plan: id.Org.Plan.ID, RecordLimit: id.Org.Plan.TestRecordLimit, ClientIP: g.clientIP(r)}}
+	g.usage.Seen(c.p.OrgID, c.p.KeyID, d.Count, time.Now())
+	st := &state{p: c.p}
 	if rt.Scope != "" && !st.p.HasScope(rt.Scope) {
 		g.fail(w, r, apperr.New(apperr.KindForbidden, apperr.CodeInsufficientScope,
 			"This API key lacks the "+rt.Scope+" scope required by this endpoint"))
 		return
 	}
-	if id.Key.Env == principal.EnvLive && !id.Org.Plan.LiveAccess {
+	if st.p.Env == principal.EnvLive && !c.plan.LiveAccess {
 		g.fail(w, r, apperr.New(apperr.KindForbidden, apikey.CodePlanUpgradeRequired,
 			"Live (production) access requires the Growth or Enterprise plan; upgrade from the dashboard"))
 		return
@@ -81,6 +77,32 @@ func (g *Gateway) apiKey(w http.ResponseWriter, r *http.Request, rt routes.Route
 		}
 	}
 	g.forward(w, r, rt, st)
+}
+
+// caller is who a public-API request comes from, and their plan.
+type caller struct {
+	p    principal.Principal
+	plan apikey.Plan
+}
+
+// keyCaller authenticates the request's API key.
+func (g *Gateway) keyCaller(w http.ResponseWriter, r *http.Request) (caller, bool) {
+	secret, ok := bearerToken(r.Header.Get("Authorization"))
+	if !ok {
+		g.fail(w, r, errMissingKey)
+		return caller{}, false
+	}
+	id, err := g.resolver.Resolve(r.Context(), secret)
+	switch {
+	case errors.Is(err, keys.ErrUnavailable):
+		g.fail(w, r, apperr.Unavailable("Authentication", err))
+		return caller{}, false
+	case err != nil:
+		g.fail(w, r, errBadKey)
+		return caller{}, false
+	}
+	return caller{plan: id.Org.Plan, p: principal.Principal{Kind: principal.KindAPIKey, OrgID: id.Org.ID, Env: id.Key.Env, KeyID: id.Key.ID,
+		Scopes: id.Key.Scopes, Plan: id.Org.Plan.ID, RecordLimit: id.Org.Plan.TestRecordLimit, ClientIP: g.clientIP(r)}}, true
 }
 
 // bearerToken returns the token of an Authorization header using the

@@ -46,6 +46,8 @@ type Options struct {
 	TrustedHops int
 	OpenAPI     []byte
 	Timeout     time.Duration
+	// Sessions lets a dashboard session call the public API; nil refuses.
+	Sessions Sessions
 }
 
 // Gateway is the public edge.

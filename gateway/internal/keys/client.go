@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -12,47 +13,91 @@ import (
 	"github.com/kycfield/kyc/pkg/principal"
 )
 
-// AuthBilling resolves keys over auth-billing's internal API.
+// AuthBilling resolves keys and dashboard sessions over auth-billing's
+// internal API.
 type AuthBilling struct {
 	BaseURL string
 	Signer  *principal.Signer
-	HTTP    *http.Client // Resolve bounds each call itself (resolveTimeout)
+	HTTP    *http.Client // each call is bounded by resolveTimeout
 }
 
 // resolveTimeout bounds one lookup: a request waiting on it is a request
 // waiting to be authenticated.
 const resolveTimeout = 3 * time.Second
 
+// Errors of ResolveSession.
+var (
+	// ErrNoSession means the cookie names no live session.
+	ErrNoSession = errors.New("no dashboard session")
+	// ErrCSRF means the session is live but the CSRF token is wrong.
+	ErrCSRF = errors.New("invalid CSRF token")
+)
+
 // Resolve implements Source.
 func (a *AuthBilling) Resolve(ctx context.Context, hash string) (KeyState, OrgState, error) {
+	var out struct {
+		Key KeyState `json:"key"`
+		Org OrgState `json:"organization"`
+	}
+	status, err := a.call(ctx, apikey.ResolvePath, map[string]string{"hash": hash}, &out)
+	switch {
+	case err != nil:
+		return KeyState{}, OrgState{}, err
+	case status == http.StatusNotFound:
+		return KeyState{}, OrgState{}, ErrNotFound
+	case status != http.StatusOK:
+		return KeyState{}, OrgState{}, fmt.Errorf("keys: auth-billing answered %d", status)
+	}
+	return out.Key, out.Org, nil
+}
+
+// ResolveSession checks a dashboard session and its CSRF token. It is
+// not cached: a log-out must end the page's access at once, and people
+// clicking through a dashboard are a trickle next to API traffic.
+func (a *AuthBilling) ResolveSession(ctx context.Context, token, csrf string) (apikey.SessionState, OrgState, error) {
+	var out struct {
+		Session apikey.SessionState `json:"session"`
+		Org     OrgState            `json:"organization"`
+	}
+	status, err := a.call(ctx, apikey.SessionResolvePath, map[string]string{"token": token, "csrfToken": csrf}, &out)
+	switch {
+	case err != nil:
+		return apikey.SessionState{}, OrgState{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	case status == http.StatusUnauthorized:
+		return apikey.SessionState{}, OrgState{}, ErrNoSession
+	case status == http.StatusForbidden:
+		return apikey.SessionState{}, OrgState{}, ErrCSRF
+	case status != http.StatusOK:
+		return apikey.SessionState{}, OrgState{}, fmt.Errorf("%w: auth-billing answered %d", ErrUnavailable, status)
+	}
+	return out.Session, out.Org, nil
+}
+
+// call POSTs body to one of auth-billing's internal paths as the gateway
+// and decodes the envelope's data of a 200 into out.
+func (a *AuthBilling) call(ctx context.Context, path string, body, out any) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
 	defer cancel()
-	body, _ := json.Marshal(map[string]string{"hash": hash})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.BaseURL+apikey.ResolvePath, bytes.NewReader(body))
+	b, _ := json.Marshal(body)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.BaseURL+path, bytes.NewReader(b))
 	if err != nil {
-		return KeyState{}, OrgState{}, err
+		return 0, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(principal.Header, a.Signer.Sign(principal.Principal{Kind: principal.KindGateway}, http.MethodPost, apikey.ResolvePath))
+	req.Header.Set(principal.Header, a.Signer.Sign(principal.Principal{Kind: principal.KindGateway}, http.MethodPost, path))
 	resp, err := a.HTTP.Do(req)
 	if err != nil {
-		return KeyState{}, OrgState{}, err
+		return 0, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusNotFound {
-		return KeyState{}, OrgState{}, ErrNotFound
-	}
 	if resp.StatusCode != http.StatusOK {
-		return KeyState{}, OrgState{}, fmt.Errorf("keys: auth-billing answered %s", resp.Status)
+		return resp.StatusCode, nil
 	}
-	var env struct {
-		Data struct {
-			Key KeyState `json:"key"`
-			Org OrgState `json:"organization"`
-		} `json:"data"`
-	}
+	env := struct {
+		Data any `json:"data"`
+	}{Data: out}
 	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
-		return KeyState{}, OrgState{}, fmt.Errorf("keys: decode: %w", err)
+		return 0, fmt.Errorf("keys: decode: %w", err)
 	}
-	return env.Data.Key, env.Data.Org, nil
+	return resp.StatusCode, nil
 }

@@ -68,7 +68,9 @@ func (r *Reporter) Seen(orgID, keyID string, count int64, at time.Time) {
 		r.orgs[orgID] = s
 	}
 	s.days[day] = max(s.days[day], count)
-	s.keys[keyID] = at
+	if keyID != "" { // a dashboard session, not a key
+		s.keys[keyID] = at
+	}
 	r.mu.Unlock()
 }
 

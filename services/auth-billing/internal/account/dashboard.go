@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base64"
 	"errors"
 	"net/mail"
@@ -14,6 +15,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/kycfield/kyc/pkg/apikey"
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/ids"
 )
@@ -211,6 +213,41 @@ func (d *Dashboard) Authenticate(ctx context.Context, token string) (Session, er
 		return Session{}, ErrSessionRequired
 	}
 	return s, err
+}
+
+// ErrCSRF refuses a session request without the session's CSRF token.
+var ErrCSRF = apperr.New(apperr.KindForbidden, CodeCSRF,
+	"Missing or invalid "+apikey.CSRFHeader+" header; use the csrfToken returned at log-in")
+
+// CheckCSRF compares a request's CSRF token with the session's in
+// constant time.
+func (s Session) CheckCSRF(token string) error {
+	if subtle.ConstantTimeCompare([]byte(token), []byte(s.CSRFToken)) != 1 {
+		return ErrCSRF
+	}
+	return nil
+}
+
+// ResolveSession is the gateway's check of a dashboard session calling
+// the public API: a live session, its CSRF token, and its organization's
+// state as a key resolve gives it.
+func (d *Dashboard) ResolveSession(ctx context.Context, token, csrf string) (Session, OrgState, error) {
+	s, err := d.Authenticate(ctx, token)
+	if err != nil {
+		return Session{}, OrgState{}, err
+	}
+	if err := s.CheckCSRF(csrf); err != nil {
+		return Session{}, OrgState{}, err
+	}
+	var o Org
+	err = d.store.Atomic(ctx, func(tx Tx) (err error) {
+		o, err = tx.Org(ctx, s.OrgID, false)
+		return err
+	})
+	if err != nil {
+		return Session{}, OrgState{}, err
+	}
+	return s, StateOf(o), nil
 }
 
 // LogOut ends a session.

@@ -54,9 +54,9 @@ const (
 	CodeEmailTaken          = "EMAIL_TAKEN"
 	CodeInvalidCredentials  = "INVALID_CREDENTIALS"
 	CodeTooManyAttempts     = "TOO_MANY_ATTEMPTS"
-	CodeCSRF                = "CSRF_TOKEN_INVALID"
+	CodeCSRF                = apikey.CodeCSRF // shared with the gateway
 	CodeCrossOrigin         = "CROSS_ORIGIN_FORBIDDEN"
-	CodeSessionRequired     = "SESSION_REQUIRED"
+	CodeSessionRequired     = apikey.CodeSessionRequired // shared with the gateway
 )
 
 // ErrPlanUpgradeRequired refuses live access on the Developer plan.

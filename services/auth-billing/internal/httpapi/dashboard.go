@@ -2,11 +2,11 @@ package httpapi
 
 import (
 	"context"
-	"crypto/subtle"
 	"log/slog"
 	"net/http"
 	"time"
 
+	"github.com/kycfield/kyc/pkg/apikey"
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/envelope"
 	"github.com/kycfield/kyc/pkg/jsonbody"
@@ -15,10 +15,10 @@ import (
 	"github.com/kycfield/kyc/services/auth-billing/internal/account"
 )
 
-// Dashboard cookie and header names.
+// Dashboard cookie and header names, shared with the gateway.
 const (
-	SessionCookie = "kyc_session"
-	CSRFHeader    = "X-CSRF-Token"
+	SessionCookie = apikey.SessionCookie
+	CSRFHeader    = apikey.CSRFHeader
 )
 
 // DashboardOptions configure the dashboard transport.
@@ -59,6 +59,30 @@ func RegisterDashboard(mux *http.ServeMux, d *account.Dashboard, e Endpoints, pr
 	mux.Handle("GET /dashboard/v1/plan", authed(kitserver.NewHandler(e.GetOrg, decodeOrg(orgOf), log)))
 	mux.Handle("PUT /dashboard/v1/plan", authed(kitserver.NewHandler(e.ChangePlan, decodeChangePlan(orgOf), log)))
 	mux.Handle("GET /dashboard/v1/usage", authed(kitserver.NewHandler(e.Usage, decodeUsage(orgOf), log)))
+	mux.Handle("POST "+apikey.SessionResolvePath, protect(kitserver.NewHandler(resolveSessionEndpoint(d), decodeResolveSession, log), principal.KindGateway))
+}
+
+type resolveSessionRequest struct {
+	Token string `json:"token" required:"is required"`
+	CSRF  string `json:"csrfToken"`
+}
+
+func decodeResolveSession(_ context.Context, r *http.Request) (resolveSessionRequest, error) {
+	var req resolveSessionRequest
+	return req, jsonbody.ReadInto(r, maxBody, &req)
+}
+
+// resolveSessionEndpoint answers the gateway's check of a session calling
+// the public API: 401 SESSION_REQUIRED, 403 CSRF_TOKEN_INVALID, or the
+// session and its organization.
+func resolveSessionEndpoint(d *account.Dashboard) kitserver.Endpoint[resolveSessionRequest] {
+	return kitserver.NewEndpoint(func(ctx context.Context, r resolveSessionRequest) (kitserver.Result, error) {
+		s, o, err := d.ResolveSession(ctx, r.Token, r.CSRF)
+		return kitserver.Result{Message: "Session resolved", Data: resolvedSessionView{
+			Session:      apikey.SessionState{UserID: s.UserID, OrgID: s.OrgID, ExpiresAt: s.ExpiresAt},
+			Organization: o,
+		}}, err
+	})
 }
 
 // requireSession authenticates the session cookie and, for methods that
@@ -74,11 +98,11 @@ func requireSession(d *account.Dashboard, log *slog.Logger, next http.Handler) h
 			envelope.Fail(r.Context(), w, log, err)
 			return
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead &&
-			subtle.ConstantTimeCompare([]byte(r.Header.Get(CSRFHeader)), []byte(sess.CSRFToken)) != 1 {
-			envelope.Fail(r.Context(), w, log, apperr.New(apperr.KindForbidden, account.CodeCSRF,
-				"Missing or invalid "+CSRFHeader+" header; use the csrfToken returned at log-in"))
-			return
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			if err := sess.CheckCSRF(r.Header.Get(CSRFHeader)); err != nil {
+				envelope.Fail(r.Context(), w, log, err)
+				return
+			}
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, sess)))
 	})
@@ -120,7 +144,9 @@ func decodeCookie(_ context.Context, r *http.Request) (cookieRequest, error) {
 }
 
 func sessionCookie(token string, expires time.Time, opt DashboardOptions) *http.Cookie {
-	c := &http.Cookie{Name: SessionCookie, Value: token, Path: "/dashboard", HttpOnly: true,
+	// Path "/": the dashboard page also calls /api/v1 with it (the gateway
+	// requires the CSRF header there on every request).
+	c := &http.Cookie{Name: SessionCookie, Value: token, Path: "/", HttpOnly: true,
 		Secure: opt.SecureCookies, SameSite: http.SameSiteLaxMode, Expires: expires}
 	if token == "" {
 		c.MaxAge = -1

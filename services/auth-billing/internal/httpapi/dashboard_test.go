@@ -19,7 +19,7 @@ func TestSessionCookieAttributes(t *testing.T) {
 		want   []string
 		absent []string
 	}{
-		{"production login", "tok", true, []string{"kyc_session=tok", "Path=/dashboard", "HttpOnly", "Secure", "SameSite=Lax", "Expires="}, nil},
+		{"production login", "tok", true, []string{"kyc_session=tok", "Path=/;", "HttpOnly", "Secure", "SameSite=Lax", "Expires="}, nil},
 		{"local login", "tok", false, []string{"kyc_session=tok", "HttpOnly", "SameSite=Lax"}, []string{"Secure"}},
 		{"production logout", "", true, []string{"kyc_session=", "Max-Age=0", "HttpOnly", "Secure", "SameSite=Lax"}, nil},
 	} {

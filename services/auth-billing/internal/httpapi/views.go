@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"github.com/kycfield/kyc/pkg/apikey"
 	"time"
 
 	"github.com/kycfield/kyc/pkg/envelope"
@@ -111,6 +112,12 @@ type rolledKeyView struct {
 type resolvedKeyView struct {
 	Key          account.KeyState `json:"key"`
 	Organization account.OrgState `json:"organization"`
+}
+
+// resolvedSessionView answers the gateway's session check.
+type resolvedSessionView struct {
+	Session      apikey.SessionState `json:"session"`
+	Organization account.OrgState    `json:"organization"`
 }
 
 // userView is a dashboard user (schema User).

@@ -1,0 +1,71 @@
+package edge
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/kycfield/kyc/gateway/internal/keys"
+	"github.com/kycfield/kyc/pkg/apikey"
+	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/principal"
+)
+
+// Sessions checks a dashboard session calling the public API
+// (keys.AuthBilling in production).
+type Sessions interface {
+	ResolveSession(ctx context.Context, token, csrf string) (apikey.SessionState, keys.OrgState, error)
+}
+
+var (
+	errNoSession = apperr.New(apperr.KindUnauthorized, apikey.CodeSessionRequired, "Log in to the dashboard first")
+	errCSRF      = apperr.New(apperr.KindForbidden, apikey.CodeCSRF,
+		"Missing or invalid "+apikey.CSRFHeader+" header; use the csrfToken returned at log-in")
+	errNoEnv = apperr.Validation(apperr.Detail{Field: apikey.EnvironmentHeader, Message: "must be test or live"})
+)
+
+// dashboardScopes are a dashboard user's: every user of an organization
+// manages it in full (the dashboard has no roles yet).
+var dashboardScopes = []string{principal.ScopeRead, principal.ScopeWrite}
+
+// sessionToken returns the dashboard session cookie of a request that
+// carries no Authorization header: a key, when present, always wins.
+func sessionToken(r *http.Request) (string, bool) {
+	if r.Header.Get("Authorization") != "" {
+		return "", false
+	}
+	c, err := r.Cookie(apikey.SessionCookie)
+	if err != nil || c.Value == "" {
+		return "", false
+	}
+	return c.Value, true
+}
+
+// sessionCaller authenticates a dashboard session: a live session, its
+// CSRF token on every request (reads included), and the environment the
+// page has chosen.
+func (g *Gateway) sessionCaller(w http.ResponseWriter, r *http.Request, token string) (caller, bool) {
+	if g.opt.Sessions == nil {
+		g.fail(w, r, errMissingKey)
+		return caller{}, false
+	}
+	s, org, err := g.opt.Sessions.ResolveSession(r.Context(), token, r.Header.Get(apikey.CSRFHeader))
+	switch {
+	case errors.Is(err, keys.ErrNoSession):
+		g.fail(w, r, errNoSession)
+		return caller{}, false
+	case errors.Is(err, keys.ErrCSRF):
+		g.fail(w, r, errCSRF)
+		return caller{}, false
+	case err != nil:
+		g.fail(w, r, apperr.Unavailable("Authentication", err))
+		return caller{}, false
+	}
+	env := principal.Env(r.Header.Get(apikey.EnvironmentHeader))
+	if !env.Valid() {
+		g.fail(w, r, errNoEnv)
+		return caller{}, false
+	}
+	return caller{plan: org.Plan, p: principal.Principal{Kind: principal.KindAPIKey, OrgID: s.OrgID, Env: env, UserID: s.UserID,
+		Scopes: dashboardScopes, Plan: org.Plan.ID, RecordLimit: org.Plan.TestRecordLimit, ClientIP: g.clientIP(r)}}, true
+}
