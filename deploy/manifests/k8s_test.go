@@ -93,6 +93,32 @@ func portOf(addr string) (int, error) {
 	return strconv.Atoi(p)
 }
 
+// lockedDown checks every container of a pod: non-root, read-only root
+// filesystem, no privilege escalation, not privileged, all capabilities
+// dropped and none added.
+func lockedDown(spec corev1.PodSpec) error {
+	var errs []error
+	all := append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...)
+	for _, c := range all {
+		sc := c.SecurityContext
+		switch {
+		case sc == nil:
+			errs = append(errs, fmt.Errorf("container %s: no securityContext", c.Name))
+		case sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot:
+			errs = append(errs, fmt.Errorf("container %s: runAsNonRoot is not true", c.Name))
+		case sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem:
+			errs = append(errs, fmt.Errorf("container %s: readOnlyRootFilesystem is not true", c.Name))
+		case sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation:
+			errs = append(errs, fmt.Errorf("container %s: allowPrivilegeEscalation is not false", c.Name))
+		case sc.Privileged != nil && *sc.Privileged:
+			errs = append(errs, fmt.Errorf("container %s: privileged", c.Name))
+		case sc.Capabilities == nil || len(sc.Capabilities.Drop) != 1 || sc.Capabilities.Drop[0] != "ALL" || len(sc.Capabilities.Add) > 0:
+			errs = append(errs, fmt.Errorf("container %s: capabilities must drop [ALL] and add none", c.Name))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // deploymentRule is one rule every component's Deployment must keep.
 type deploymentRule struct {
 	name  string
@@ -126,26 +152,7 @@ var deploymentRules = []deploymentRule{
 		return nil
 	}},
 	{"every container is locked down (non-root, read-only root, no escalation, no capabilities)", func(_ *rendered, _ platform.Service, d *appsv1.Deployment) error {
-		var errs []error
-		all := append(append([]corev1.Container{}, d.Spec.Template.Spec.InitContainers...), d.Spec.Template.Spec.Containers...)
-		for _, c := range all {
-			sc := c.SecurityContext
-			switch {
-			case sc == nil:
-				errs = append(errs, fmt.Errorf("container %s: no securityContext", c.Name))
-			case sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot:
-				errs = append(errs, fmt.Errorf("container %s: runAsNonRoot is not true", c.Name))
-			case sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem:
-				errs = append(errs, fmt.Errorf("container %s: readOnlyRootFilesystem is not true", c.Name))
-			case sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation:
-				errs = append(errs, fmt.Errorf("container %s: allowPrivilegeEscalation is not false", c.Name))
-			case sc.Privileged != nil && *sc.Privileged:
-				errs = append(errs, fmt.Errorf("container %s: privileged", c.Name))
-			case sc.Capabilities == nil || len(sc.Capabilities.Drop) != 1 || sc.Capabilities.Drop[0] != "ALL" || len(sc.Capabilities.Add) > 0:
-				errs = append(errs, fmt.Errorf("container %s: capabilities must drop [ALL] and add none", c.Name))
-			}
-		}
-		return errors.Join(errs...)
+		return lockedDown(d.Spec.Template.Spec)
 	}},
 	{"requests and limits for cpu and memory", func(_ *rendered, _ platform.Service, d *appsv1.Deployment) error {
 		var errs []error
