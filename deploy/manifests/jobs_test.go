@@ -184,7 +184,9 @@ func TestJobRulesCatchBreakage(t *testing.T) {
 		mutate         func(j *batchv1.Job)
 	}{
 		{"an older image", "runs the Deployment's image with -migrate-only",
-			func(j *batchv1.Job) { j.Spec.Template.Spec.Containers[0].Image = "registry.example.com/kyc/webhook:0.9.0" }},
+			func(j *batchv1.Job) {
+				j.Spec.Template.Spec.Containers[0].Image = "registry.example.com/kyc/webhook:0.9.0"
+			}},
 		{"serves instead of migrating", "runs the Deployment's image with -migrate-only",
 			func(j *batchv1.Job) { j.Spec.Template.Spec.Containers[0].Args = nil }},
 		{"a Secret the Deployment no longer reads", "same environment as the Deployment (settings, Secrets, container name)",
@@ -194,9 +196,13 @@ func TestJobRulesCatchBreakage(t *testing.T) {
 					SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "kyc-old"}, Key: "DATABASE_URL"}}})
 			}},
 		{"a stale ConfigMap", "same environment as the Deployment (settings, Secrets, container name)",
-			func(j *batchv1.Job) { j.Spec.Template.Spec.Containers[0].EnvFrom[0].ConfigMapRef.Name = "kyc-common-old" }},
+			func(j *batchv1.Job) {
+				j.Spec.Template.Spec.Containers[0].EnvFrom[0].ConfigMapRef.Name = "kyc-common-old"
+			}},
 		{"privilege escalation", "locked down like the Deployment",
-			func(j *batchv1.Job) { j.Spec.Template.Spec.Containers[0].SecurityContext.AllowPrivilegeEscalation = &tr }},
+			func(j *batchv1.Job) {
+				j.Spec.Template.Spec.Containers[0].SecurityContext.AllowPrivilegeEscalation = &tr
+			}},
 		{"an API token", "locked down like the Deployment",
 			func(j *batchv1.Job) { j.Spec.Template.Spec.AutomountServiceAccountToken = &tr }},
 		{"the service's pod labels", "its pods never receive the Service's traffic",
