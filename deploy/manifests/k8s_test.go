@@ -473,13 +473,22 @@ func TestWiring(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s gateway MAX_UPLOAD_BODY: %v", ov, err)
 		}
+		if limit <= maxFileSize {
+			t.Errorf("%s gateway: rule \"MAX_UPLOAD_BODY leaves room for the multipart framing of a %d-byte file\": %d", ov, maxFileSize, limit)
+		}
+		// Strictly more than the gateway's limit: a body just over it must
+		// reach the gateway, which answers with its error envelope.
 		body, err := nginxSize(ing.Annotations["nginx.ingress.kubernetes.io/proxy-body-size"])
-		if err != nil || body < limit {
-			t.Errorf("%s Ingress/gateway: rule \"body size covers MAX_UPLOAD_BODY (%d)\": proxy-body-size %q (%v)", ov, limit,
+		if err != nil || body <= limit {
+			t.Errorf("%s Ingress/gateway: rule \"body size above MAX_UPLOAD_BODY (%d)\": proxy-body-size %q (%v)", ov, limit,
 				ing.Annotations["nginx.ingress.kubernetes.io/proxy-body-size"], err)
 		}
 	}
 }
+
+// maxFileSize is the largest document upload (the document service's
+// document.MaxFileSize, internal to its module; api/openapi.yaml says so).
+const maxFileSize = 10 << 20
 
 // nginxSize parses an nginx size ("11m", "1024k", "512").
 func nginxSize(s string) (int64, error) {
@@ -531,6 +540,13 @@ func TestOverlayDifferences(t *testing.T) {
 	for _, s := range stack.All() {
 		if got := componentEnv(t, prod, s.Name)["KYC_MODE"].Value; got != "production" {
 			t.Errorf("prod Deployment/%s: rule \"production mode everywhere\": KYC_MODE=%q", s.Name, got)
+		}
+	}
+	// One pod may be evicted at a time (the PDBs' maxUnavailable: 1): with
+	// fewer than two, that is all of them.
+	for _, s := range stack.All() {
+		if h := prod.HPAs[s.Name]; h == nil || h.Spec.MinReplicas == nil || *h.Spec.MinReplicas < 2 {
+			t.Errorf("prod HorizontalPodAutoscaler/%s: rule \"at least two replicas in production\"", s.Name)
 		}
 	}
 	dev := render(t, "dev")
