@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -255,5 +256,66 @@ func TestCompose(t *testing.T) {
 	v, _ := stack.Find("verification")
 	if got, want := composeEnv(rep)["VERIFICATION_URL"], fmt.Sprintf("http://%s:%d", v.Name, v.Port); got != want {
 		t.Errorf("compose reporting: rule \"VERIFICATION_URL is the verification service\": %q, want %q", got, want)
+	}
+}
+
+// TestComposeMigrations checks that each service with a database has a
+// one-shot migration container with exactly its image and environment, and
+// starts only once that container has completed successfully.
+func TestComposeMigrations(t *testing.T) {
+	p := loadCompose(t)
+	jobs := 0
+	for _, s := range stack.All() {
+		svc, err := p.GetService(s.Name)
+		if err != nil {
+			continue // TestCompose reports it
+		}
+		name := s.Name + "-migrate"
+		mig, err := p.GetService(name)
+		if s.Database == "" {
+			if err == nil {
+				t.Errorf("compose %s: rule \"no migration without a database\": %s exists", s.Name, name)
+			}
+			continue
+		}
+		jobs++
+		if err != nil {
+			t.Errorf("compose %s: rule \"a migration container per service with a database\": %v", s.Name, err)
+			continue
+		}
+		if d, ok := svc.DependsOn[name]; !ok || d.Condition != types.ServiceConditionCompletedSuccessfully {
+			t.Errorf("compose %s: rule \"starts after its migration succeeded\": depends_on %s %+v", s.Name, name, d)
+		}
+		if mig.Image != svc.Image {
+			t.Errorf("compose %s: rule \"the service's image\": %s, the service runs %s", name, mig.Image, svc.Image)
+		}
+		if !slices.Equal(mig.Command, []string{"-migrate-only"}) || len(mig.Entrypoint) > 0 {
+			t.Errorf("compose %s: rule \"runs -migrate-only\": entrypoint %v command %v", name, mig.Entrypoint, mig.Command)
+		}
+		if mig.Restart != types.RestartPolicyNo {
+			t.Errorf("compose %s: rule \"one-shot\": restart %q, want \"no\"", name, mig.Restart)
+		}
+		if !reflect.DeepEqual(composeEnv(mig), composeEnv(svc)) {
+			t.Errorf("compose %s: rule \"the service's environment\": %v, the service has %v", name, composeEnv(mig), composeEnv(svc))
+		}
+		if d, ok := mig.DependsOn["postgres"]; !ok || d.Condition != types.ServiceConditionHealthy {
+			t.Errorf("compose %s: rule \"waits for a healthy PostgreSQL\": %+v", name, mig.DependsOn)
+		}
+		if h := mig.HealthCheck; h != nil && !h.Disable {
+			t.Errorf("compose %s: rule \"no health check (it serves nothing)\": %+v", name, h)
+		}
+		if len(mig.Ports) > 0 {
+			t.Errorf("compose %s: rule \"publishes nothing\": %+v", name, mig.Ports)
+		}
+		for _, rule := range composeRules {
+			if rule.name == "read-only root, /tmp writable, no capabilities" {
+				if err := rule.check(p, s, mig); err != nil {
+					t.Errorf("compose %s: rule %q: %v", name, rule.name, err)
+				}
+			}
+		}
+	}
+	if jobs == 0 {
+		t.Error("no service of the registry has a database: the registry did not load")
 	}
 }

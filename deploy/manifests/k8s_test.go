@@ -14,7 +14,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kycfield/kyc/pkg/platform"
 	"github.com/kycfield/kyc/stack"
@@ -93,6 +92,32 @@ func portOf(addr string) (int, error) {
 	return strconv.Atoi(p)
 }
 
+// lockedDown checks every container of a pod: non-root, read-only root
+// filesystem, no privilege escalation, not privileged, all capabilities
+// dropped and none added.
+func lockedDown(spec corev1.PodSpec) error {
+	var errs []error
+	all := append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...)
+	for _, c := range all {
+		sc := c.SecurityContext
+		switch {
+		case sc == nil:
+			errs = append(errs, fmt.Errorf("container %s: no securityContext", c.Name))
+		case sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot:
+			errs = append(errs, fmt.Errorf("container %s: runAsNonRoot is not true", c.Name))
+		case sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem:
+			errs = append(errs, fmt.Errorf("container %s: readOnlyRootFilesystem is not true", c.Name))
+		case sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation:
+			errs = append(errs, fmt.Errorf("container %s: allowPrivilegeEscalation is not false", c.Name))
+		case sc.Privileged != nil && *sc.Privileged:
+			errs = append(errs, fmt.Errorf("container %s: privileged", c.Name))
+		case sc.Capabilities == nil || len(sc.Capabilities.Drop) != 1 || sc.Capabilities.Drop[0] != "ALL" || len(sc.Capabilities.Add) > 0:
+			errs = append(errs, fmt.Errorf("container %s: capabilities must drop [ALL] and add none", c.Name))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // deploymentRule is one rule every component's Deployment must keep.
 type deploymentRule struct {
 	name  string
@@ -126,26 +151,7 @@ var deploymentRules = []deploymentRule{
 		return nil
 	}},
 	{"every container is locked down (non-root, read-only root, no escalation, no capabilities)", func(_ *rendered, _ platform.Service, d *appsv1.Deployment) error {
-		var errs []error
-		all := append(append([]corev1.Container{}, d.Spec.Template.Spec.InitContainers...), d.Spec.Template.Spec.Containers...)
-		for _, c := range all {
-			sc := c.SecurityContext
-			switch {
-			case sc == nil:
-				errs = append(errs, fmt.Errorf("container %s: no securityContext", c.Name))
-			case sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot:
-				errs = append(errs, fmt.Errorf("container %s: runAsNonRoot is not true", c.Name))
-			case sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem:
-				errs = append(errs, fmt.Errorf("container %s: readOnlyRootFilesystem is not true", c.Name))
-			case sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation:
-				errs = append(errs, fmt.Errorf("container %s: allowPrivilegeEscalation is not false", c.Name))
-			case sc.Privileged != nil && *sc.Privileged:
-				errs = append(errs, fmt.Errorf("container %s: privileged", c.Name))
-			case sc.Capabilities == nil || len(sc.Capabilities.Drop) != 1 || sc.Capabilities.Drop[0] != "ALL" || len(sc.Capabilities.Add) > 0:
-				errs = append(errs, fmt.Errorf("container %s: capabilities must drop [ALL] and add none", c.Name))
-			}
-		}
-		return errors.Join(errs...)
+		return lockedDown(d.Spec.Template.Spec)
 	}},
 	{"requests and limits for cpu and memory", func(_ *rendered, _ platform.Service, d *appsv1.Deployment) error {
 		var errs []error
@@ -397,85 +403,6 @@ func TestCompanions(t *testing.T) {
 	}
 }
 
-// allowedCallers is who may open a connection to each service besides the
-// gateway: reporting reads evidence photos from verification
-// (VERIFICATION_URL).
-var allowedCallers = map[string][]string{"verification": {"gateway", "reporting"}}
-
-// TestNetworkPolicies checks that a default deny covers every platform pod
-// and each service admits only the gateway (and its known callers) plus
-// the monitoring namespace.
-func TestNetworkPolicies(t *testing.T) {
-	for _, ov := range overlays(t) {
-		r := render(t, ov)
-		deny := false
-		for _, np := range r.NetworkPolicies {
-			if np.Spec.PodSelector.MatchLabels["app.kubernetes.io/part-of"] == "kyc" && len(np.Spec.Ingress) == 0 {
-				deny = true
-			}
-		}
-		if !deny {
-			t.Errorf("%s: rule \"default deny\": no NetworkPolicy denies ingress to every app.kubernetes.io/part-of=kyc pod", ov)
-		}
-		for _, s := range stack.Services {
-			np, ok := r.NetworkPolicies[s.Name]
-			if !ok {
-				t.Errorf("%s: rule \"every service has a NetworkPolicy\": none for %s", ov, s.Name)
-				continue
-			}
-			if np.Spec.PodSelector.MatchLabels["app.kubernetes.io/name"] != s.Name {
-				t.Errorf("%s NetworkPolicy/%s: rule \"selects its service\": selects %v", ov, s.Name, np.Spec.PodSelector.MatchLabels)
-			}
-			want := allowedCallers[s.Name]
-			if want == nil {
-				want = []string{"gateway"}
-			}
-			var got []string
-			for _, in := range np.Spec.Ingress {
-				if len(in.From) == 0 {
-					t.Errorf("%s NetworkPolicy/%s: rule \"only the gateway reaches services\": an ingress rule admits every source", ov, s.Name)
-				}
-				for _, f := range in.From {
-					switch {
-					case f.PodSelector != nil && f.NamespaceSelector == nil && f.IPBlock == nil:
-						got = append(got, f.PodSelector.MatchLabels["app.kubernetes.io/name"])
-					case f.NamespaceSelector != nil && f.PodSelector == nil &&
-						f.NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"] == "monitoring":
-					default:
-						t.Errorf("%s NetworkPolicy/%s: rule \"only the gateway reaches services\": unexpected source %+v", ov, s.Name, f)
-					}
-				}
-			}
-			if strings.Join(got, ",") != strings.Join(want, ",") {
-				t.Errorf("%s NetworkPolicy/%s: rule \"only the gateway reaches services\": callers %v, want %v", ov, s.Name, got, want)
-			}
-		}
-		if _, ok := r.NetworkPolicies[stack.Gateway.Name]; !ok {
-			t.Errorf("%s: rule \"every component has a NetworkPolicy\": none for the gateway", ov)
-		}
-		// A named port the pods do not declare makes the rule match nothing.
-		for _, s := range stack.All() {
-			np, d := r.NetworkPolicies[s.Name], r.Deployments[s.Name]
-			if np == nil || d == nil {
-				continue
-			}
-			names := map[string]bool{}
-			for _, c := range d.Spec.Template.Spec.Containers {
-				for _, p := range c.Ports {
-					names[p.Name] = true
-				}
-			}
-			for _, in := range np.Spec.Ingress {
-				for _, p := range in.Ports {
-					if p.Port != nil && p.Port.Type == intstr.String && !names[p.Port.StrVal] {
-						t.Errorf("%s NetworkPolicy/%s: rule \"ports name container ports\": no container port named %q", ov, s.Name, p.Port.StrVal)
-					}
-				}
-			}
-		}
-	}
-}
-
 // gatewayEnv is the rendered environment of the gateway container.
 func componentEnv(t *testing.T, r *rendered, name string) map[string]setVar {
 	t.Helper()
@@ -546,13 +473,22 @@ func TestWiring(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s gateway MAX_UPLOAD_BODY: %v", ov, err)
 		}
+		if limit <= maxFileSize {
+			t.Errorf("%s gateway: rule \"MAX_UPLOAD_BODY leaves room for the multipart framing of a %d-byte file\": %d", ov, maxFileSize, limit)
+		}
+		// Strictly more than the gateway's limit: a body just over it must
+		// reach the gateway, which answers with its error envelope.
 		body, err := nginxSize(ing.Annotations["nginx.ingress.kubernetes.io/proxy-body-size"])
-		if err != nil || body < limit {
-			t.Errorf("%s Ingress/gateway: rule \"body size covers MAX_UPLOAD_BODY (%d)\": proxy-body-size %q (%v)", ov, limit,
+		if err != nil || body <= limit {
+			t.Errorf("%s Ingress/gateway: rule \"body size above MAX_UPLOAD_BODY (%d)\": proxy-body-size %q (%v)", ov, limit,
 				ing.Annotations["nginx.ingress.kubernetes.io/proxy-body-size"], err)
 		}
 	}
 }
+
+// maxFileSize is the largest document upload (the document service's
+// document.MaxFileSize, internal to its module; api/openapi.yaml says so).
+const maxFileSize = 10 << 20
 
 // nginxSize parses an nginx size ("11m", "1024k", "512").
 func nginxSize(s string) (int64, error) {
@@ -604,6 +540,13 @@ func TestOverlayDifferences(t *testing.T) {
 	for _, s := range stack.All() {
 		if got := componentEnv(t, prod, s.Name)["KYC_MODE"].Value; got != "production" {
 			t.Errorf("prod Deployment/%s: rule \"production mode everywhere\": KYC_MODE=%q", s.Name, got)
+		}
+	}
+	// One pod may be evicted at a time (the PDBs' maxUnavailable: 1): with
+	// fewer than two, that is all of them.
+	for _, s := range stack.All() {
+		if h := prod.HPAs[s.Name]; h == nil || h.Spec.MinReplicas == nil || *h.Spec.MinReplicas < 2 {
+			t.Errorf("prod HorizontalPodAutoscaler/%s: rule \"at least two replicas in production\"", s.Name)
 		}
 	}
 	dev := render(t, "dev")

@@ -103,7 +103,16 @@ type rendered struct {
 	NetworkPolicies map[string]*networkingv1.NetworkPolicy
 	Ingresses       map[string]*networkingv1.Ingress
 	Jobs            map[string]*batchv1.Job
+	Namespaces      map[string]*corev1.Namespace
 	Secrets         []string
+	// Objects are every rendered object as YAML, for schema validation.
+	Objects []object
+}
+
+// object is one rendered object: "<overlay> <Kind>/<name>" and its YAML.
+type object struct {
+	ID   string
+	YAML []byte
 }
 
 // render builds k8s/overlays/<overlay> in process with the kustomize API
@@ -120,7 +129,7 @@ func render(t *testing.T, overlay string) *rendered {
 		ServiceAccounts: map[string]*corev1.ServiceAccount{}, ConfigMaps: map[string]*corev1.ConfigMap{},
 		HPAs: map[string]*autoscalingv2.HorizontalPodAutoscaler{}, PDBs: map[string]*policyv1.PodDisruptionBudget{},
 		NetworkPolicies: map[string]*networkingv1.NetworkPolicy{}, Ingresses: map[string]*networkingv1.Ingress{},
-		Jobs: map[string]*batchv1.Job{}}
+		Jobs: map[string]*batchv1.Job{}, Namespaces: map[string]*corev1.Namespace{}}
 	for _, res := range resMap.Resources() {
 		y, err := res.AsYAML()
 		if err != nil {
@@ -128,6 +137,7 @@ func render(t *testing.T, overlay string) *rendered {
 		}
 		gvk := res.GetGvk()
 		id := fmt.Sprintf("%s %s/%s", overlay, gvk.Kind, res.GetName())
+		r.Objects = append(r.Objects, object{ID: id, YAML: y})
 		var obj any
 		switch gvk.ApiVersion() + " " + gvk.Kind {
 		case "apps/v1 Deployment":
@@ -157,6 +167,9 @@ func render(t *testing.T, overlay string) *rendered {
 		case "batch/v1 Job":
 			o := &batchv1.Job{}
 			r.Jobs[res.GetName()], obj = o, o
+		case "v1 Namespace":
+			o := &corev1.Namespace{}
+			r.Namespaces[res.GetName()], obj = o, o
 		case "v1 Secret":
 			r.Secrets = append(r.Secrets, res.GetName())
 			continue
