@@ -108,3 +108,35 @@ func TestDashboardAppKeys(t *testing.T) {
 	d.see("Your keys")
 	d.see("Revoked")
 }
+
+// TestDashboardAppPlan: on Developer a live key is refused; the upgrade
+// to Growth is priced before it is confirmed, and then a live key can be
+// created in the page and works.
+func TestDashboardAppPlan(t *testing.T) {
+	t.Parallel()
+	d := newDashPage(t)
+	d.signUp(false)
+	d.do(chromedp.SetValue(chromedp.ID("key-env"), "live"), tap(chromedp.ID("create-key")))
+	d.see("Live (production) access requires the Growth or Enterprise plan")
+
+	d.do(chromedp.Navigate(P.GatewayURL + "/dashboard/#/plan"))
+	d.see("Invoice preview")
+	d.seeIn("current-plan", "Developer")
+	if n := d.value(`String(document.querySelectorAll("svg.chart rect").length)`); n != "30" {
+		t.Errorf("the usage chart has %s days, want 30", n)
+	}
+	d.do(tap(chromedp.ID("choose-growth")), chromedp.WaitVisible(chromedp.ID("confirm-plan")))
+	d.seeIn("proration", "this month's invoice from $0.00 to $")
+	d.shot("04-plan-change")
+	d.do(tap(chromedp.ID("confirm-plan")))
+	d.seeIn("current-plan", "Growth")
+	d.see("Growth plan")
+
+	d.do(chromedp.Navigate(P.GatewayURL+"/dashboard/#/keys"), chromedp.WaitVisible(chromedp.ID("create-key")),
+		chromedp.SetValue(chromedp.ID("key-env"), "live"), tap(chromedp.ID("create-key")), chromedp.WaitVisible(chromedp.ID("new-key")))
+	key := d.value(`document.getElementById("new-key").value`)
+	if !strings.HasPrefix(key, "mk_live_") {
+		t.Fatalf("live key: %q", key)
+	}
+	waitForStatus(t, P.GatewayURL, key, http.StatusOK, "", 5*time.Second)
+}

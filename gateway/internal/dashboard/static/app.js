@@ -119,6 +119,7 @@ function logIn() {
     ev.preventDefault();
     busy(submit, form, async () => {
       signedIn(await dash("POST", "/login", { email: email.value, password: password.value }));
+      signedIn(await dash("GET", "/me")); // with the plan catalogue
       location.hash = "#/keys";
     });
   } }, field("email", "Email", email), field("password", "Password", password), submit);
@@ -135,6 +136,7 @@ function signUp() {
     ev.preventDefault();
     busy(submit, form, async () => {
       signedIn(await dash("POST", "/signup", { organizationName: org.value, email: email.value, password: password.value }));
+      signedIn(await dash("GET", "/me")); // with the plan catalogue
       location.hash = "#/keys";
     });
   } }, field("org", "Organization name", org, { name: "organizationName" }), field("email", "Work email", email),
