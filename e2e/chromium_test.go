@@ -146,4 +146,3 @@ func (c *chromium) shot(name string) {
 		_ = os.WriteFile(filepath.Join(c.shots, name+".png"), png, 0o644)
 	}
 }
-
