@@ -1,13 +1,18 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 )
 
@@ -139,4 +144,79 @@ func TestDashboardAppPlan(t *testing.T) {
 		t.Fatalf("live key: %q", key)
 	}
 	waitForStatus(t, P.GatewayURL, key, http.StatusOK, "", 5*time.Second)
+}
+
+// testKey creates a sandbox key in the page and returns it.
+func (d *dashPage) testKey() string {
+	d.t.Helper()
+	d.do(chromedp.Navigate(P.GatewayURL+"/dashboard/#/keys"), chromedp.WaitVisible(chromedp.ID("create-key")),
+		tap(chromedp.ID("create-key")), chromedp.WaitVisible(chromedp.ID("new-key")))
+	return d.value(`document.getElementById("new-key").value`)
+}
+
+// surname is a name no other test uses, so a search finds one customer.
+func surname() string {
+	b := []byte("Eze")
+	for range 8 {
+		b = append(b, byte('a'+rand.IntN(26)))
+	}
+	return string(b)
+}
+
+// TestDashboardAppCustomers: a sandbox customer created with the page's
+// key is found by name, its page shows the timeline and the evidence
+// photos, and its report downloads as a PDF; another organization's
+// customer id says "not found" in words.
+func TestDashboardAppCustomers(t *testing.T) {
+	t.Parallel()
+	d := newDashPage(t)
+	d.signUp(false)
+	key := d.testKey()
+	name := surname()
+	c := create(t, key, newCustomer(map[string]any{"firstName": "Chiamaka", "lastName": name}))
+	create(t, key, newCustomer(nil))
+	waitOverall(t, key, c.ID, "VERIFIED")
+	deadline := time.Now().Add(20 * time.Second)
+	for r := P.API(t, "GET", "/api/v1/customers/"+c.ID+"/report", key, nil); r.Status != http.StatusOK; r = P.API(t, "GET", "/api/v1/customers/"+c.ID+"/report", key, nil) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the report never came: %d %s", r.Status, r.Body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	d.do(chromedp.Navigate(P.GatewayURL+"/dashboard/#/customers"), chromedp.WaitVisible(chromedp.ID("search")))
+	d.see("1-2 of 2")
+	d.do(chromedp.SendKeys(chromedp.ID("search"), strings.ToLower(name)), tap(chromedp.ID("search-go")))
+	d.see("1-1 of 1")
+	d.see("Chiamaka " + name)
+	d.shot("05-customers")
+	d.do(tap(chromedp.CSS(`a[href="#/customers/` + c.ID + `"]`)))
+	d.see("Timeline")
+	d.see("Evidence photos")
+	d.do(chromedp.PollFunction[chromedp.Void](`() => [...document.querySelectorAll(".photos img")].every((i) => i.complete && i.naturalWidth > 0)`,
+		chromedp.WithPollingTimeout(time.Minute)))
+	d.shot("06-customer")
+
+	dir := t.TempDir()
+	d.do(chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		_, err := chromedp.CallBrowser(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+			Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir})
+		return err
+	}), tap(chromedp.ID("download-report")))
+	d.seeIn("report-status", "Report downloaded")
+	pdf := filepath.Join(dir, "kyc-report-"+c.ID+".pdf")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if b, err := os.ReadFile(pdf); err == nil && bytes.HasPrefix(b, []byte("%PDF-")) && bytes.Contains(b, []byte("%%EOF")) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no PDF downloaded in %s", dir)
+		}
+	}
+
+	// Another organization's customer: not found, in words.
+	_, otherKey := P.NewKey(t, P.NewOrg(t, "developer"), "test")
+	other := create(t, otherKey, newCustomer(nil))
+	d.do(chromedp.Navigate(P.GatewayURL + "/dashboard/#/customers/" + other.ID))
+	d.seeIn("customer-error", "Customer not found")
 }

@@ -2,7 +2,7 @@
 // log-in and sign-up screens. Each page is its own module, loaded when
 // first opened, so the first load carries only the shell and one page.
 import { dash, session } from "./api.js";
-import { h, field, busy } from "./dom.js";
+import { h, field, busy, nodes } from "./dom.js";
 
 const pages = [
   { id: "keys", label: "API keys", load: () => import("./keys.js") },
@@ -68,7 +68,7 @@ async function reloadMe() {
 }
 
 function show(content, navigated) {
-  main.replaceChildren(...[content].flat());
+  main.replaceChildren(...nodes(content));
   if (navigated) (main.querySelector("h1") || main).focus();
 }
 
