@@ -18,7 +18,6 @@ import (
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
@@ -28,44 +27,17 @@ import (
 // The field agent app (gateway /agent/) driven in Debian's chromium, as
 // an agent's phone would use it, against the whole platform.
 
-const chromiumPath = "/usr/bin/chromium"
-
-// shots is where the tests keep phone-sized screenshots: the README's
-// folder when KYC_SCREENSHOTS is set (`make screenshots`), otherwise a
-// temporary one, so that a test run leaves the clone as it was (phone
-// numbers and dates differ on every run).
-var shots = func() string {
-	if os.Getenv("KYC_SCREENSHOTS") != "" {
-		return filepath.Join("..", "docs", "agent-app")
-	}
-	return filepath.Join(os.TempDir(), "kyc-agent-app-screenshots")
-}()
-
-// phoneApp is one agent's phone: its own chromium with an empty profile.
+// phoneApp is one agent's phone: its own chromium with an empty profile,
+// phone-sized, touch, with a GPS the test moves.
 type phoneApp struct {
-	t         *testing.T
-	ctx       context.Context
+	*chromium
 	submitted time.Time // when the agent tapped Submit
 }
 
 func newPhoneApp(t *testing.T, lat, lng float64) *phoneApp {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Fatalf("no %s: install it with deploy/local/tools.sh (apt-get install -y chromium)", chromiumPath)
-	}
-	// The flags of DESIGN-NOTES §7: without the networking ones chromium
-	// tries to reach the internet and stalls.
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromiumPath), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-component-update", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(360, 800))
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelA() })
-	p := &phoneApp{t: t, ctx: ctx}
+	p := &phoneApp{chromium: newChromium(t, "agent-app")}
 	origin := strings.TrimSuffix(P.GatewayURL, "/")
-	// The first run starts the browser for the life of ctx: no timeout on it.
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 800, chromedp.EmulateMobile)); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
 	p.do(chromedp.EmulateViewport(360, 800, chromedp.EmulateMobile, chromedp.EmulateTouch, chromedp.EmulatePortrait),
 		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
 			_, err := chromedp.CallBrowser(ctx, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
@@ -73,27 +45,6 @@ func newPhoneApp(t *testing.T, lat, lng float64) *phoneApp {
 			return err
 		}))
 	p.at(lat, lng, 9)
-	// The app must never throw: an uncaught error on a phone is a visit
-	// the agent cannot finish.
-	ectx, stop := context.WithCancel(ctx)
-	errs := chromedp.Events(ectx, runtime.ExceptionThrown)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ev, err := range errs {
-			if err != nil {
-				return
-			}
-			if d := ev.ExceptionDetails; d != nil {
-				msg := d.Text
-				if d.Exception != nil {
-					msg += " " + d.Exception.Description
-				}
-				t.Errorf("the app threw at %s:%d: %s", d.URL, d.LineNumber+1, msg)
-			}
-		}
-	}()
-	t.Cleanup(func() { stop(); <-done })
 	// A phone in Nigeria shows Lagos time.
 	p.do(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		_, err := cdp.Call(ctx, t, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "Africa/Lagos"})
@@ -101,44 +52,6 @@ func newPhoneApp(t *testing.T, lat, lng float64) *phoneApp {
 	}))
 	return p
 }
-
-// do runs browser steps; one minute each is far beyond what they need.
-func (p *phoneApp) do(steps ...chromedp.Action[chromedp.Void]) {
-	p.t.Helper()
-	ctx, cancel := context.WithTimeout(p.ctx, time.Minute)
-	defer cancel()
-	if err := chromedp.Do(ctx, steps...); err != nil {
-		p.t.Fatalf("browser: %v\nscreen: %s", err, p.screen())
-	}
-}
-
-// tap presses what a selector finds once the screen has stopped moving. A
-// person taps what they see; a test's click is aimed at coordinates taken
-// a moment earlier, and on a loaded machine it misses a button that moved
-// in between (the CI failure this replaced: Next pressed while the sync bar
-// changed height, so the visit stayed on the photos step).
-func tap[S chromedp.Selectable](sel S, opts ...chromedp.QueryOption) chromedp.Action[chromedp.Void] {
-	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		if _, err := chromedp.Evaluate[bool](`delete window.__settle`)(ctx, t); err != nil {
-			return err
-		}
-		if _, err := chromedp.PollFunction[bool](settledJS, chromedp.WithPollingInterval(50*time.Millisecond))(ctx, t); err != nil {
-			return err
-		}
-		_, err := chromedp.Click(sel, opts...)(ctx, t)
-		return err
-	})
-}
-
-// settledJS is true once no control on the page has moved for four polls.
-const settledJS = `() => {
-	const k = [...document.querySelectorAll("button, input, select, label, a")]
-		.map((e) => { const r = e.getBoundingClientRect(); return r.x + "," + r.y + "," + r.width + "," + r.height; }).join(";");
-	const s = window.__settle || (window.__settle = { k: "", n: 0 });
-	s.n = s.k === k ? s.n + 1 : 0;
-	s.k = k;
-	return s.n >= 4;
-}`
 
 // at is where the phone's GPS says it is.
 func (p *phoneApp) at(lat, lng, accuracy float64) {
@@ -169,39 +82,6 @@ func (p *phoneApp) online(on bool) {
 		_, err := cdp.Call(ctx, t, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: !on, DownloadThroughput: -1, UploadThroughput: -1})
 		return err
 	}))
-}
-
-// screen is the text the agent sees.
-func (p *phoneApp) screen() string {
-	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
-	defer cancel()
-	s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
-	return s
-}
-
-// see waits until the agent's screen shows text.
-func (p *phoneApp) see(text string) {
-	p.t.Helper()
-	ctx, cancel := context.WithTimeout(p.ctx, 2*time.Minute)
-	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.PollFunction[bool](`(s) => document.body.innerText.includes(s)`,
-		chromedp.WithPollingArgs(text), chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(2*time.Minute))); err != nil {
-		p.t.Fatalf("the screen never showed %q: %v\nscreen: %s", text, err, p.screen())
-	}
-}
-
-// shot saves what the phone shows, 360 px wide, for the README.
-func (p *phoneApp) shot(name string) {
-	p.t.Helper()
-	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
-	defer cancel()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		p.t.Fatalf("screenshot: %v", err)
-	}
-	if err := os.MkdirAll(shots, 0o755); err == nil {
-		_ = os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644)
-	}
 }
 
 // fieldVisit is a live customer assigned to a new agent covering state,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kycfield/kyc/api"
 	"github.com/kycfield/kyc/gateway/internal/agentapp"
+	"github.com/kycfield/kyc/gateway/internal/dashboard"
 	"github.com/kycfield/kyc/gateway/internal/edge"
 	"github.com/kycfield/kyc/gateway/internal/idempotency"
 	"github.com/kycfield/kyc/gateway/internal/keys"
@@ -115,7 +116,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		return err
 	}
 	hl := health.New()
-	handler := gw.Handler(func(mux *http.ServeMux) { hl.Register(mux); agentapp.Register(mux) })
+	handler := gw.Handler(func(mux *http.ServeMux) { hl.Register(mux); agentapp.Register(mux); dashboard.Register(mux) })
 	admin := http.NewServeMux()
 	hl.Register(admin)
 	admin.Handle("GET /metrics", tel.MetricsHandler())

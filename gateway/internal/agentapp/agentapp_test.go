@@ -55,7 +55,7 @@ func TestScriptsAreModulesAndTheWorkerKnowsItsVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(zr)
-	if bytes.Contains(body, []byte("__VERSION__")) || !bytes.Contains(body, []byte(Version)) {
+	if bytes.Contains(body, []byte("__VERSION__")) || !bytes.Contains(body, []byte(App.Version)) {
 		t.Fatal("the service worker does not carry the build's version")
 	}
 	if r := serve(t, "GET", "/agent/app.webmanifest.missing", nil); r.StatusCode != http.StatusNotFound {
@@ -76,8 +76,8 @@ func TestTheAppDoesNotShadowTheAPI(t *testing.T) {
 }
 
 func TestTheShellIsSmall(t *testing.T) {
-	raw, gz := ShellSize()
-	t.Logf("app shell: %d files, %d bytes, %d bytes gzipped", len(assets), raw, gz)
+	n, raw, gz := App.Size()
+	t.Logf("app shell: %d files, %d bytes, %d bytes gzipped", n, raw, gz)
 	if gz > 60<<10 {
 		t.Fatalf("the app shell is %d bytes gzipped, over 60 KB", gz)
 	}

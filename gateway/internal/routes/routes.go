@@ -100,5 +100,6 @@ var Table = []Route{
 	{"POST", "/dashboard/v1/keys/{id}/roll", AuthBilling, AuthDashboard, "", BodyJSON},
 	{"GET", "/dashboard/v1/plan", AuthBilling, AuthDashboard, "", BodyNone},
 	{"PUT", "/dashboard/v1/plan", AuthBilling, AuthDashboard, "", BodyJSON},
+	{"GET", "/dashboard/v1/plan/preview", AuthBilling, AuthDashboard, "", BodyNone},
 	{"GET", "/dashboard/v1/usage", AuthBilling, AuthDashboard, "", BodyNone},
 }

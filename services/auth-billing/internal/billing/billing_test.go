@@ -1,6 +1,7 @@
 package billing
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -74,5 +75,53 @@ func TestBillableAndMonths(t *testing.T) {
 	}
 	if m, ok := ParseMonth("2024-02"); !ok || daysIn(m) != 29 {
 		t.Error("leap February")
+	}
+}
+
+type fixedStore struct {
+	periods []PlanPeriod
+	billed  []BilledGroup
+}
+
+func (f fixedStore) DailyRequests(context.Context, string, time.Time, time.Time) ([]DayCount, error) {
+	return nil, nil
+}
+func (f fixedStore) PlanPeriods(context.Context, string, time.Time, time.Time) ([]PlanPeriod, error) {
+	return f.periods, nil
+}
+func (f fixedStore) Billed(context.Context, string, time.Time, time.Time) ([]BilledGroup, error) {
+	return f.billed, nil
+}
+
+func TestPreviewChange(t *testing.T) {
+	now := at("2026-11-21T09:00:00Z") // 30-day month; the 21st counts at the new plan
+	since := at("2026-01-01T00:00:00Z")
+	cases := []struct {
+		name, from, plan  string
+		periods           []PlanPeriod
+		current, proposed int64
+	}{
+		// Days 1-20 developer, 21-30 growth: 10/30 of 500.00.
+		{"upgrade on the 21st", "developer", "growth", []PlanPeriod{{Plan: "developer", Start: since}}, 0, 16667},
+		// Growth for 20 days, then free.
+		{"downgrade on the 21st", "growth", "developer", []PlanPeriod{{Plan: "growth", Start: since}}, 50000, 33333},
+		{"the same plan", "growth", "growth", []PlanPeriod{{Plan: "growth", Start: since}}, 50000, 50000},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := NewService(fixedStore{periods: c.periods, billed: []BilledGroup{{Plan: c.from, UnitPriceCents: 200, Count: 2}}}, prices, func() time.Time { return now })
+			p, err := s.PreviewChange(context.Background(), "org", c.from, c.plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Current.BaseFeeCents != c.current || p.Proposed.BaseFeeCents != c.proposed || p.Proposed.UsageCents != 400 ||
+				p.DifferenceCents != c.proposed-c.current {
+				t.Fatalf("preview: %+v", p)
+			}
+		})
+	}
+	s := NewService(fixedStore{}, prices, func() time.Time { return now })
+	if _, err := s.PreviewChange(context.Background(), "org", "growth", "platinum"); err == nil {
+		t.Fatal("an unknown plan was priced")
 	}
 }

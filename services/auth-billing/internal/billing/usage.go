@@ -77,3 +77,56 @@ func (s *Service) Report(ctx context.Context, orgID, month, currentPlan string) 
 	r.Invoice = Preview(start, periods, s.prices, billed, now)
 	return r, nil
 }
+
+// ChangePreview is this month's invoice as it stands and as it would stand
+// if the plan changed now: what the dashboard shows before a person
+// confirms an upgrade or a downgrade.
+type ChangePreview struct {
+	Month           string  `json:"month"`
+	CurrentPlan     string  `json:"currentPlan"`
+	Plan            string  `json:"plan"`
+	Current         Invoice `json:"current"`
+	Proposed        Invoice `json:"proposed"`
+	DifferenceCents int64   `json:"differenceCents"`
+	ProrationRule   string  `json:"prorationRule"`
+}
+
+// PreviewChange prices a move from currentPlan to plan effective now, by
+// the same proration as the month's invoice (ChangePlan starts the new
+// period at the same instant).
+func (s *Service) PreviewChange(ctx context.Context, orgID, currentPlan, plan string) (ChangePreview, error) {
+	if _, ok := s.prices[plan]; !ok {
+		return ChangePreview{}, apperr.Validation(apperr.Detail{Field: "plan", Message: "must be one of developer, growth, enterprise"})
+	}
+	now := s.now().UTC()
+	start := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+	end := start.AddDate(0, 1, 0)
+	periods, err := s.store.PlanPeriods(ctx, orgID, start, end)
+	if err != nil {
+		return ChangePreview{}, apperr.Internal(err)
+	}
+	billed, err := s.store.Billed(ctx, orgID, start, end)
+	if err != nil {
+		return ChangePreview{}, apperr.Internal(err)
+	}
+	p := ChangePreview{Month: start.Format("2006-01"), CurrentPlan: currentPlan, Plan: plan, ProrationRule: ProrationRule,
+		Current: Preview(start, periods, s.prices, billed, now), Proposed: Preview(start, switchAt(periods, plan, now), s.prices, billed, now)}
+	p.DifferenceCents = p.Proposed.TotalCents - p.Current.TotalCents
+	return p, nil
+}
+
+// switchAt is periods with the open one closed at now and plan open from
+// now; a change to the current plan changes nothing.
+func switchAt(periods []PlanPeriod, plan string, now time.Time) []PlanPeriod {
+	out := make([]PlanPeriod, 0, len(periods)+1)
+	for _, p := range periods {
+		if p.End.IsZero() || p.End.After(now) {
+			if p.Plan == plan {
+				return periods
+			}
+			p.End = now
+		}
+		out = append(out, p)
+	}
+	return append(out, PlanPeriod{Plan: plan, Start: now})
+}

@@ -58,6 +58,7 @@ func RegisterDashboard(mux *http.ServeMux, d *account.Dashboard, e Endpoints, pr
 	mux.Handle("POST /dashboard/v1/keys/{id}/roll", authed(kitserver.NewHandler(e.RollKey, decodeRoll(orgOf), log)))
 	mux.Handle("GET /dashboard/v1/plan", authed(kitserver.NewHandler(e.GetOrg, decodeOrg(orgOf), log)))
 	mux.Handle("PUT /dashboard/v1/plan", authed(kitserver.NewHandler(e.ChangePlan, decodeChangePlan(orgOf), log)))
+	mux.Handle("GET /dashboard/v1/plan/preview", authed(kitserver.NewHandler(e.PlanPreview, decodePlanPreview(orgOf), log)))
 	mux.Handle("GET /dashboard/v1/usage", authed(kitserver.NewHandler(e.Usage, decodeUsage(orgOf), log)))
 	mux.Handle("POST "+apikey.SessionResolvePath, protect(kitserver.NewHandler(resolveSessionEndpoint(d), decodeResolveSession, log), principal.KindGateway))
 }

@@ -18,15 +18,16 @@ import (
 // Endpoints are the operations of this service, each typed by its
 // request.
 type Endpoints struct {
-	CreateOrg  kitserver.Endpoint[createOrgRequest]
-	GetOrg     kitserver.Endpoint[orgRequest]
-	ChangePlan kitserver.Endpoint[changePlanRequest]
-	CreateKey  kitserver.Endpoint[createKeyRequest]
-	ListKeys   kitserver.Endpoint[orgRequest]
-	RevokeKey  kitserver.Endpoint[keyRequest]
-	RollKey    kitserver.Endpoint[rollKeyRequest]
-	Usage      kitserver.Endpoint[usageRequest]
-	Resolve    kitserver.Endpoint[resolveRequest]
+	CreateOrg   kitserver.Endpoint[createOrgRequest]
+	GetOrg      kitserver.Endpoint[orgRequest]
+	ChangePlan  kitserver.Endpoint[changePlanRequest]
+	CreateKey   kitserver.Endpoint[createKeyRequest]
+	ListKeys    kitserver.Endpoint[orgRequest]
+	RevokeKey   kitserver.Endpoint[keyRequest]
+	RollKey     kitserver.Endpoint[rollKeyRequest]
+	Usage       kitserver.Endpoint[usageRequest]
+	PlanPreview kitserver.Endpoint[planPreviewRequest]
+	Resolve     kitserver.Endpoint[resolveRequest]
 }
 
 // The requests. Members of a JSON body are decoded into the tagged
@@ -54,6 +55,7 @@ type rollKeyRequest struct {
 	GraceHours int64  `json:"gracePeriodHours"`
 }
 type usageRequest struct{ OrgID, Month string }
+type planPreviewRequest struct{ OrgID, Plan string }
 type resolveRequest struct{ Hash []byte }
 
 // MakeEndpoints builds the endpoints, each wrapped by the instrumenter.
@@ -96,6 +98,14 @@ func MakeEndpoints(acc *account.Service, bill *billing.Service, in *kitserver.In
 			rep, err := bill.Report(ctx, o.ID, r.Month, o.Plan)
 			return kitserver.Result{Message: "Usage retrieved", Data: rep}, err
 		}, in.Wrap("usage")),
+		PlanPreview: kitserver.NewEndpoint(func(ctx context.Context, r planPreviewRequest) (kitserver.Result, error) {
+			o, err := acc.Org(ctx, r.OrgID)
+			if err != nil {
+				return kitserver.Result{}, err
+			}
+			p, err := bill.PreviewChange(ctx, o.ID, o.Plan, r.Plan)
+			return kitserver.Result{Message: "Plan change priced", Data: p}, err
+		}, in.Wrap("plan_preview")),
 		Resolve: kitserver.NewEndpoint(func(ctx context.Context, r resolveRequest) (kitserver.Result, error) {
 			k, o, err := acc.Resolve(ctx, r.Hash)
 			return kitserver.Result{Message: "Key resolved", Data: resolvedKeyView{Key: k, Organization: o}}, err

@@ -65,6 +65,12 @@ func decodeUsage(org func(*http.Request) string) func(context.Context, *http.Req
 	}
 }
 
+func decodePlanPreview(org func(*http.Request) string) func(context.Context, *http.Request) (planPreviewRequest, error) {
+	return func(_ context.Context, r *http.Request) (planPreviewRequest, error) {
+		return planPreviewRequest{OrgID: org(r), Plan: r.URL.Query().Get("plan")}, nil
+	}
+}
+
 func decodeCreateOrg(_ context.Context, r *http.Request) (createOrgRequest, error) {
 	var req createOrgRequest
 	return req, jsonbody.ReadInto(r, maxBody, &req)

@@ -1,0 +1,222 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+)
+
+// The client dashboard (gateway /dashboard/) driven in Debian's chromium
+// as a lender's staff would use it, against the whole platform.
+
+// dashPage is one person's browser on the dashboard.
+type dashPage struct{ *chromium }
+
+func newDashPage(t *testing.T) *dashPage {
+	t.Helper()
+	d := &dashPage{newChromium(t, "dashboard")}
+	d.do(chromedp.EmulateViewport(1280, 900))
+	return d
+}
+
+// signUp creates an account through the page and returns its email.
+func (d *dashPage) signUp(shoot bool) string {
+	d.t.Helper()
+	email := fmt.Sprintf("owner%d@lender.ng", rand.Int64())
+	d.do(chromedp.Navigate(P.GatewayURL+"/dashboard/#/signup"), chromedp.WaitVisible(chromedp.ID("org")),
+		chromedp.SendKeys(chromedp.ID("org"), "Lagos Microfinance Ltd"), chromedp.SendKeys(chromedp.ID("email"), email),
+		chromedp.SendKeys(chromedp.ID("password"), "short"), tap(chromedp.ID("sign-up")))
+	// The API's complaint is shown in words beside the field that caused it.
+	d.seeIn("password-err", "at least 10 characters")
+	if shoot {
+		d.shot("01-sign-up-error")
+	}
+	d.do(chromedp.SetValue(chromedp.ID("password"), "correct horse battery"), tap(chromedp.ID("sign-up")))
+	d.see("Your keys")
+	return email
+}
+
+// seeIn waits until the element with id shows text.
+func (d *dashPage) seeIn(id, text string) {
+	d.t.Helper()
+	if _, err := chromedp.Run(d.ctx, chromedp.PollFunction[bool](`(id, s) => (document.getElementById(id)?.innerText || "").includes(s)`,
+		chromedp.WithPollingArgs(id, text), chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(time.Minute))); err != nil {
+		d.t.Fatalf("#%s never showed %q: %v\nscreen: %s", id, text, err, d.screen())
+	}
+}
+
+func (d *dashPage) value(js string) string {
+	d.t.Helper()
+	v, err := chromedp.Run(d.ctx, chromedp.Evaluate[string](js))
+	if err != nil {
+		d.t.Fatalf("evaluate %s: %v", js, err)
+	}
+	return v
+}
+
+// fitsPhone checks the page needs no sideways scrolling at 360 px.
+func (d *dashPage) fitsPhone(shot string) {
+	d.t.Helper()
+	d.do(chromedp.EmulateViewport(360, 800))
+	time.Sleep(200 * time.Millisecond)
+	if w := d.value(`String(document.documentElement.scrollWidth)`); w != "360" {
+		d.t.Errorf("at 360 px the page is %s px wide: it scrolls sideways", w)
+	}
+	d.shot(shot)
+	d.do(chromedp.EmulateViewport(1280, 900))
+}
+
+// TestDashboardAppKeys: sign up in the page, create a sandbox key, use it
+// from a plain HTTP client, revoke it in the page and see the next call
+// refused; log out and in again.
+func TestDashboardAppKeys(t *testing.T) {
+	t.Parallel()
+	d := newDashPage(t)
+	email := d.signUp(true)
+	d.see("Sandbox: test data only")
+
+	d.do(chromedp.SetValue(chromedp.ID("key-name"), "loan-service"), tap(chromedp.ID("create-key")), chromedp.WaitVisible(chromedp.ID("new-key")))
+	key := d.value(`document.getElementById("new-key").value`)
+	d.see("will not be shown again")
+	d.see("loan-service")
+	d.shot("02-key-created")
+	if r := P.API(t, "GET", "/api/v1/customers", key, nil); r.Status != http.StatusOK {
+		t.Fatalf("the key from the page: %d %s", r.Status, r.Body)
+	}
+	if got := d.value(`document.querySelector("tbody").innerText`); !strings.Contains(got, key[:12]) || strings.Contains(got, key) {
+		t.Fatalf("the list must show the prefix and never the key: %s", got)
+	}
+	d.fitsPhone("03-keys-360px")
+
+	// Developer: a live key is refused, in words, beside the form.
+	d.do(chromedp.SetValue(chromedp.ID("key-env"), "live"), tap(chromedp.ID("create-key")))
+	d.see("Live (production) access requires the Growth or Enterprise plan")
+
+	d.do(tap(chromedp.CSS(`tbody button.danger`)), chromedp.WaitVisible(chromedp.ID("confirm-revoke")))
+	d.see("cannot be undone")
+	d.do(tap(chromedp.ID("confirm-revoke")))
+	d.see("Revoked")
+	waitUntilRefused(t, P.GatewayURL, key, time.Second)
+
+	d.do(tap(chromedp.ID("logout")), chromedp.WaitVisible(chromedp.ID("log-in")))
+	d.do(chromedp.SendKeys(chromedp.ID("email"), email), chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"), tap(chromedp.ID("log-in")))
+	d.see("Your keys")
+	d.see("Revoked")
+}
+
+// TestDashboardAppPlan: on Developer a live key is refused; the upgrade
+// to Growth is priced before it is confirmed, and then a live key can be
+// created in the page and works.
+func TestDashboardAppPlan(t *testing.T) {
+	t.Parallel()
+	d := newDashPage(t)
+	d.signUp(false)
+	d.do(chromedp.SetValue(chromedp.ID("key-env"), "live"), tap(chromedp.ID("create-key")))
+	d.see("Live (production) access requires the Growth or Enterprise plan")
+
+	d.do(chromedp.Navigate(P.GatewayURL + "/dashboard/#/plan"))
+	d.see("Invoice preview")
+	d.seeIn("current-plan", "Developer")
+	if n := d.value(`String(document.querySelectorAll("svg.chart rect").length)`); n != "30" {
+		t.Errorf("the usage chart has %s days, want 30", n)
+	}
+	d.do(tap(chromedp.ID("choose-growth")), chromedp.WaitVisible(chromedp.ID("confirm-plan")))
+	d.seeIn("proration", "this month's invoice from $0.00 to $")
+	d.shot("04-plan-change")
+	d.do(tap(chromedp.ID("confirm-plan")))
+	d.seeIn("current-plan", "Growth")
+	d.see("Growth plan")
+
+	d.do(chromedp.Navigate(P.GatewayURL+"/dashboard/#/keys"), chromedp.WaitVisible(chromedp.ID("create-key")),
+		chromedp.SetValue(chromedp.ID("key-env"), "live"), tap(chromedp.ID("create-key")), chromedp.WaitVisible(chromedp.ID("new-key")))
+	key := d.value(`document.getElementById("new-key").value`)
+	if !strings.HasPrefix(key, "mk_live_") {
+		t.Fatalf("live key: %q", key)
+	}
+	waitForStatus(t, P.GatewayURL, key, http.StatusOK, "", 5*time.Second)
+}
+
+// testKey creates a sandbox key in the page and returns it.
+func (d *dashPage) testKey() string {
+	d.t.Helper()
+	d.do(chromedp.Navigate(P.GatewayURL+"/dashboard/#/keys"), chromedp.WaitVisible(chromedp.ID("create-key")),
+		tap(chromedp.ID("create-key")), chromedp.WaitVisible(chromedp.ID("new-key")))
+	return d.value(`document.getElementById("new-key").value`)
+}
+
+// surname is a name no other test uses, so a search finds one customer.
+func surname() string {
+	b := []byte("Eze")
+	for range 8 {
+		b = append(b, byte('a'+rand.IntN(26)))
+	}
+	return string(b)
+}
+
+// TestDashboardAppCustomers: a sandbox customer created with the page's
+// key is found by name, its page shows the timeline and the evidence
+// photos, and its report downloads as a PDF; another organization's
+// customer id says "not found" in words.
+func TestDashboardAppCustomers(t *testing.T) {
+	t.Parallel()
+	d := newDashPage(t)
+	d.signUp(false)
+	key := d.testKey()
+	name := surname()
+	c := create(t, key, newCustomer(map[string]any{"firstName": "Chiamaka", "lastName": name}))
+	create(t, key, newCustomer(nil))
+	waitOverall(t, key, c.ID, "VERIFIED")
+	deadline := time.Now().Add(20 * time.Second)
+	for r := P.API(t, "GET", "/api/v1/customers/"+c.ID+"/report", key, nil); r.Status != http.StatusOK; r = P.API(t, "GET", "/api/v1/customers/"+c.ID+"/report", key, nil) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the report never came: %d %s", r.Status, r.Body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	d.do(chromedp.Navigate(P.GatewayURL+"/dashboard/#/customers"), chromedp.WaitVisible(chromedp.ID("search")))
+	d.see("1-2 of 2")
+	d.do(chromedp.SendKeys(chromedp.ID("search"), strings.ToLower(name)), tap(chromedp.ID("search-go")))
+	d.see("1-1 of 1")
+	d.see("Chiamaka " + name)
+	d.shot("05-customers")
+	d.do(tap(chromedp.CSS(`a[href="#/customers/` + c.ID + `"]`)))
+	d.see("Timeline")
+	d.see("Evidence photos")
+	d.do(chromedp.PollFunction[chromedp.Void](`() => [...document.querySelectorAll(".photos img")].every((i) => i.complete && i.naturalWidth > 0)`,
+		chromedp.WithPollingTimeout(time.Minute)))
+	d.shot("06-customer")
+
+	dir := t.TempDir()
+	d.do(chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		_, err := chromedp.CallBrowser(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+			Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir})
+		return err
+	}), tap(chromedp.ID("download-report")))
+	d.seeIn("report-status", "Report downloaded")
+	pdf := filepath.Join(dir, "kyc-report-"+c.ID+".pdf")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if b, err := os.ReadFile(pdf); err == nil && bytes.HasPrefix(b, []byte("%PDF-")) && bytes.Contains(b, []byte("%%EOF")) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no PDF downloaded in %s", dir)
+		}
+	}
+
+	// Another organization's customer: not found, in words.
+	_, otherKey := P.NewKey(t, P.NewOrg(t, "developer"), "test")
+	other := create(t, otherKey, newCustomer(nil))
+	d.do(chromedp.Navigate(P.GatewayURL + "/dashboard/#/customers/" + other.ID))
+	d.seeIn("customer-error", "Customer not found")
+}

@@ -1,0 +1,148 @@
+// The dashboard shell: session, navigation, the test/live switch, and the
+// log-in and sign-up screens. Each page is its own module, loaded when
+// first opened, so the first load carries only the shell and one page.
+import { dash, session } from "./api.js";
+import { h, field, busy, nodes } from "./dom.js";
+
+const pages = [
+  { id: "keys", label: "API keys", load: () => import("./keys.js") },
+  { id: "plan", label: "Plan and usage", load: () => import("./plan.js") },
+  { id: "customers", label: "Customers", load: () => import("./customers.js") },
+  { id: "webhooks", label: "Webhooks", load: () => import("./webhooks.js") },
+  { id: "branding", label: "White label", load: () => import("./branding.js"), when: (me) => me.organization.planDetails.whiteLabel },
+];
+
+const main = document.getElementById("main");
+let me = null;
+
+function signedIn(data) {
+  me = data;
+  session.csrf = data.csrfToken;
+}
+
+// onEnd: the session expired or was ended elsewhere while the page was
+// open; the person logs in again.
+session.onEnd = () => {
+  if (!me) return;
+  me = null;
+  session.csrf = "";
+  location.hash = "#/login";
+};
+
+async function start() {
+  try {
+    signedIn(await dash("GET", "/me"));
+  } catch {
+    me = null;
+  }
+  addEventListener("hashchange", () => route(true));
+  route(true);
+}
+
+// route shows the page the address names; focus moves to its heading
+// when the person navigated, so a screen reader announces the new page.
+async function route(navigated) {
+  const [name, ...params] = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  if (!me) {
+    top(null);
+    return show(name === "signup" ? signUp() : logIn(), navigated);
+  }
+  const allowed = pages.filter((p) => !p.when || p.when(me));
+  const page = allowed.find((p) => p.id === name);
+  if (!page) {
+    location.replace("#/keys");
+    return;
+  }
+  top(page.id);
+  try {
+    const mod = await page.load();
+    show(await mod.view({ me, params, refresh: () => route(false), reloadMe }), navigated);
+  } catch (e) {
+    show([h("h1", { tabindex: "-1" }, page.label), h("p", { class: "error", role: "alert" }, e.message)], navigated);
+  }
+}
+
+async function reloadMe() {
+  signedIn(await dash("GET", "/me"));
+  top(location.hash.replace(/^#\/?/, "").split("/")[0]);
+}
+
+function show(content, navigated) {
+  main.replaceChildren(...nodes(content));
+  if (navigated) (main.querySelector("h1") || main).focus();
+}
+
+// top draws the header: the pages, the environment switch (always
+// visible; the sandbox banner says which data the page shows) and the
+// account with its log-out button.
+function top(active) {
+  const nav = document.getElementById("nav");
+  const env = document.getElementById("env");
+  const account = document.getElementById("account");
+  document.body.classList.toggle("live", !!me && session.env === "live");
+  document.getElementById("sandbox").hidden = !me || session.env !== "test";
+  if (!me) {
+    nav.replaceChildren();
+    env.replaceChildren();
+    account.replaceChildren();
+    return;
+  }
+  nav.replaceChildren(...pages.filter((p) => !p.when || p.when(me)).map((p) =>
+    h("a", { href: "#/" + p.id, "aria-current": p.id === active ? "page" : undefined }, p.label)));
+  const choice = (value, label) => h("label", { class: "env-choice" },
+    h("input", { type: "radio", name: "env", value, checked: session.env === value, onchange: () => switchEnv(value) }), label);
+  env.replaceChildren(h("fieldset", { class: "env-switch" }, h("legend", {}, "Environment"),
+    choice("test", "Sandbox"), choice("live", "Live")));
+  account.replaceChildren(h("span", { class: "muted" }, me.organization.name, " · ", me.organization.planDetails.name, " plan"),
+    h("button", { type: "button", class: "link", id: "logout", onclick: logOut }, "Log out"));
+}
+
+function switchEnv(value) {
+  session.env = value;
+  localStorage.setItem("kyc-env", value);
+  route(false);
+}
+
+async function logOut(ev) {
+  await busy(ev.target, document.getElementById("account"), () => dash("POST", "/logout"));
+  me = null;
+  session.csrf = "";
+  location.hash = "#/login";
+  route(true);
+}
+
+function logIn() {
+  const email = h("input", { type: "email", autocomplete: "username", required: true });
+  const password = h("input", { type: "password", autocomplete: "current-password", required: true });
+  const submit = h("button", { type: "submit", id: "log-in" }, "Log in");
+  const form = h("form", { class: "card narrow", onsubmit: (ev) => {
+    ev.preventDefault();
+    busy(submit, form, async () => {
+      signedIn(await dash("POST", "/login", { email: email.value, password: password.value }));
+      signedIn(await dash("GET", "/me")); // with the plan catalogue
+      location.hash = "#/keys";
+    });
+  } }, field("email", "Email", email), field("password", "Password", password), submit);
+  return [h("h1", { tabindex: "-1" }, "Log in"), form,
+    h("p", {}, "No account yet? ", h("a", { href: "#/signup" }, "Sign up"), " — the Developer plan is free and sandbox only.")];
+}
+
+function signUp() {
+  const org = h("input", { type: "text", autocomplete: "organization", required: true });
+  const email = h("input", { type: "email", autocomplete: "username", required: true });
+  const password = h("input", { type: "password", autocomplete: "new-password", required: true });
+  const submit = h("button", { type: "submit", id: "sign-up" }, "Create account");
+  const form = h("form", { class: "card narrow", onsubmit: (ev) => {
+    ev.preventDefault();
+    busy(submit, form, async () => {
+      signedIn(await dash("POST", "/signup", { organizationName: org.value, email: email.value, password: password.value }));
+      signedIn(await dash("GET", "/me")); // with the plan catalogue
+      location.hash = "#/keys";
+    });
+  } }, field("org", "Organization name", org, { name: "organizationName" }), field("email", "Work email", email),
+  field("password", "Password", password, { hint: "At least 10 characters." }), submit);
+  return [h("h1", { tabindex: "-1" }, "Create your account"), form,
+    h("p", {}, "Already have an account? ", h("a", { href: "#/login" }, "Log in"))];
+}
+
+start();
