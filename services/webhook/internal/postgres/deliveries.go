@@ -7,8 +7,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/kycfield/kyc/pkg/ids"
-	"github.com/kycfield/kyc/pkg/telemetry"
 	"github.com/kycfield/kyc/pkg/pgdb"
+	"github.com/kycfield/kyc/pkg/telemetry"
 	"github.com/kycfield/kyc/services/webhook/internal/webhook"
 )
 
