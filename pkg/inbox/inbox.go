@@ -18,6 +18,8 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -86,6 +88,8 @@ type Consumer struct {
 	log    *slog.Logger
 	batch  int // events per transaction; 0 or 1: one
 	tracer trace.Tracer
+	lagMu  sync.Mutex
+	lag    map[string]int64 // topic/partition -> messages behind its high-water mark
 }
 
 // New returns a consumer; name identifies it in processed_events and is
@@ -138,7 +142,34 @@ func (c *Consumer) Run(ctx context.Context) error {
 		if err := c.reader.CommitMessages(ctx, msgs...); err != nil && ctx.Err() == nil {
 			c.log.Warn("consumer commit failed", "consumer", c.name, "err", err)
 		}
+		c.noteLag(msgs)
 	}
+}
+
+// noteLag keeps, per partition, how far the last applied message was
+// behind the partition's end when it was fetched.
+func (c *Consumer) noteLag(msgs []kafka.Message) {
+	c.lagMu.Lock()
+	defer c.lagMu.Unlock()
+	if c.lag == nil {
+		c.lag = map[string]int64{}
+	}
+	for _, m := range msgs {
+		c.lag[m.Topic+"/"+strconv.Itoa(m.Partition)] = max(m.HighWaterMark-m.Offset-1, 0)
+	}
+}
+
+// Lag is how many messages, over every partition this consumer has
+// applied from, were waiting behind the last one it applied: the
+// consumer-lag metric. A partition it has not read from yet counts 0.
+func (c *Consumer) Lag() int64 {
+	c.lagMu.Lock()
+	defer c.lagMu.Unlock()
+	var n int64
+	for _, l := range c.lag {
+		n += l
+	}
+	return n
 }
 
 // process applies m, retrying transient failures with backoff. It returns

@@ -168,8 +168,9 @@ func (b *Base) ConsumeBatch(group string, batch int, h inbox.Handler, topics ...
 	group = b.Bus.TopicPrefix + group
 	r := kafkabus.NewGroupReader(b.Bus, group, full...)
 	b.closers = append(b.closers, func() { _ = r.Close() })
-	b.lag.add(short, r)
-	b.AddWorker(inbox.New(group, r, b.DB, b.Log, h).WithBatch(batch).WithTracing(b.Tel.Tracers).Run)
+	c := inbox.New(group, r, b.DB, b.Log, h).WithBatch(batch).WithTracing(b.Tel.Tracers)
+	b.lag.add(short, c)
+	b.AddWorker(c.Run)
 }
 
 // Protect requires a gateway-signed principal of one of kinds on h.
