@@ -101,12 +101,15 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 	if err != nil {
 		return err
 	}
-	src := &keys.AuthBilling{BaseURL: upstreams[routes.AuthBilling].String(), Signer: signer, HTTP: &http.Client{}}
+	src := &keys.AuthBilling{BaseURL: upstreams[routes.AuthBilling].String(), Signer: signer, HTTP: &http.Client{Transport: tel.Transport(nil)}}
 	resolver := keys.NewResolver(rdb, cfg.RedisPrefix, src, keys.Options{LocalTTL: cfg.KeyCacheTTL, SharedTTL: cfg.KeySharedTTL, NegativeTTL: 30 * time.Second}, log, meter)
 	limiter := quota.New(rdb, cfg.RedisPrefix, log, meter)
 	reporter := usage.New(writer, usageTopic, cfg.UsageInterval, log)
 	gw := edge.New(edge.Options{Upstreams: upstreams, MaxJSON: cfg.MaxJSONBody, MaxUpload: cfg.MaxUploadBody,
-		TrustedHops: cfg.TrustedHops, OpenAPI: api.OpenAPI, Timeout: cfg.UpstreamTimeout, Sessions: src},
+		TrustedHops: cfg.TrustedHops, OpenAPI: api.OpenAPI, Timeout: cfg.UpstreamTimeout, Sessions: src,
+		// Clients' traceparent is not trusted: every trace starts here.
+		Instrument: func(h http.Handler) http.Handler { return tel.Server(h, telemetry.ServerOptions{}) },
+		Transport:  tel.Transport},
 		log, signer, resolver, limiter, idempotency.New(rdb, cfg.RedisPrefix, cfg.IdempotencyTTL, 2*cfg.UpstreamTimeout), reporter, meter)
 
 	// Every instance hears every key and plan change, from the moment it

@@ -6,6 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/segmentio/kafka-go"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/kycfield/kyc/pkg/event"
 )
@@ -41,30 +43,43 @@ func (c *Consumer) gather(ctx context.Context, first kafka.Message) []kafka.Mess
 // processBatch applies msgs in one transaction, or one by one when that
 // fails. It returns false only when ctx ended first.
 func (c *Consumer) processBatch(ctx context.Context, msgs []kafka.Message) bool {
-	events := make([]event.Event, 0, len(msgs))
+	type item struct {
+		ctx context.Context
+		e   event.Event
+	}
+	items := make([]item, 0, len(msgs))
+	spans := make([]trace.Span, 0, len(msgs))
 	for _, m := range msgs {
 		e, err := event.Decode(m.Value)
 		if err != nil {
 			c.log.Error("skipping undecodable event", "consumer", c.name, "topic", m.Topic, "offset", m.Offset, "err", err)
 			continue
 		}
-		events = append(events, e)
+		ictx, span := c.consumerSpan(ctx, m)
+		spans = append(spans, span)
+		items = append(items, item{ictx, e})
 	}
 	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
-		for _, e := range events {
-			if err := c.applyIn(ctx, tx, e); err != nil {
+		for _, it := range items {
+			if err := c.applyIn(it.ctx, tx, it.e); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+	for _, s := range spans {
+		if err != nil {
+			s.SetStatus(codes.Error, "batch rolled back")
+		}
+		s.End()
+	}
 	if err == nil {
 		return true
 	}
 	if ctx.Err() != nil {
 		return false
 	}
-	c.log.Warn("batch failed; applying its events one by one", "consumer", c.name, "events", len(events), "err", err)
+	c.log.Warn("batch failed; applying its events one by one", "consumer", c.name, "events", len(items), "err", err)
 	for _, m := range msgs {
 		if !c.process(ctx, m) {
 			return false

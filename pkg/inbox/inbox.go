@@ -18,14 +18,22 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/segmentio/kafka-go"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/kafkabus"
 	"github.com/kycfield/kyc/pkg/pgdb"
+	"github.com/kycfield/kyc/pkg/telemetry"
 )
 
 //go:embed migrations/*.sql
@@ -79,12 +87,33 @@ type Consumer struct {
 	handle Handler
 	log    *slog.Logger
 	batch  int // events per transaction; 0 or 1: one
+	tracer trace.Tracer
+	lagMu  sync.Mutex
+	lag    map[string]int64 // topic/partition -> messages behind its high-water mark
 }
 
 // New returns a consumer; name identifies it in processed_events and is
 // usually the consumer group id.
 func New(name string, reader Fetcher, pool *pgxpool.Pool, log *slog.Logger, h Handler) *Consumer {
-	return &Consumer{name: name, reader: reader, pool: pool, handle: h, log: log}
+	return &Consumer{name: name, reader: reader, pool: pool, handle: h, log: log, tracer: noop.NewTracerProvider().Tracer("")}
+}
+
+// WithTracing makes the consumer process each message in a consumer span,
+// child of the producer span whose context the message's headers carry:
+// the handler's ctx is in the producer's trace, and so is every event the
+// handler writes to its own outbox.
+func (c *Consumer) WithTracing(tp trace.TracerProvider) *Consumer {
+	c.tracer = tp.Tracer("github.com/kycfield/kyc/pkg/inbox")
+	return c
+}
+
+// consumerSpan starts m's "process" span.
+func (c *Consumer) consumerSpan(ctx context.Context, m kafka.Message) (context.Context, trace.Span) {
+	ctx = telemetry.Propagator().Extract(ctx, kafkabus.Headers{H: &m.Headers})
+	return c.tracer.Start(ctx, "process "+m.Topic, trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(attribute.String("messaging.system", "kafka"), attribute.String("messaging.operation.type", "process"),
+			attribute.String("messaging.destination.name", m.Topic), attribute.String("messaging.consumer.group.name", c.name),
+			attribute.Int("messaging.destination.partition.id", m.Partition), attribute.Int64("messaging.kafka.offset", m.Offset)))
 }
 
 // Run consumes until ctx ends.
@@ -113,14 +142,44 @@ func (c *Consumer) Run(ctx context.Context) error {
 		if err := c.reader.CommitMessages(ctx, msgs...); err != nil && ctx.Err() == nil {
 			c.log.Warn("consumer commit failed", "consumer", c.name, "err", err)
 		}
+		c.noteLag(msgs)
 	}
+}
+
+// noteLag keeps, per partition, how far the last applied message was
+// behind the partition's end when it was fetched.
+func (c *Consumer) noteLag(msgs []kafka.Message) {
+	c.lagMu.Lock()
+	defer c.lagMu.Unlock()
+	if c.lag == nil {
+		c.lag = map[string]int64{}
+	}
+	for _, m := range msgs {
+		c.lag[m.Topic+"/"+strconv.Itoa(m.Partition)] = max(m.HighWaterMark-m.Offset-1, 0)
+	}
+}
+
+// Lag is how many messages, over every partition this consumer has
+// applied from, were waiting behind the last one it applied: the
+// consumer-lag metric. A partition it has not read from yet counts 0.
+func (c *Consumer) Lag() int64 {
+	c.lagMu.Lock()
+	defer c.lagMu.Unlock()
+	var n int64
+	for _, l := range c.lag {
+		n += l
+	}
+	return n
 }
 
 // process applies m, retrying transient failures with backoff. It returns
 // false only when ctx ended first.
 func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
+	ctx, span := c.consumerSpan(ctx, m)
+	defer span.End()
 	e, err := event.Decode(m.Value)
 	if err != nil {
+		span.SetStatus(codes.Error, "undecodable")
 		c.log.Error("skipping undecodable event", "consumer", c.name, "topic", m.Topic, "offset", m.Offset, "err", err)
 		return true
 	}
@@ -131,6 +190,7 @@ func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
 			return true
 		}
 		if IsPermanent(err) {
+			span.SetStatus(codes.Error, "skipped: cannot be applied")
 			c.log.Error("skipping event that cannot be applied", "consumer", c.name, "event_id", e.ID, "type", e.Type, "err", err)
 			return true
 		}

@@ -1,5 +1,5 @@
 // Package logging builds the JSON slog logger every binary uses. Records
-// logged with a context carry that request's id. Callers never log request
+// logged with a context carry that request's id and trace. Callers never log request
 // bodies or personal data; the attributes here are ids and codes only.
 package logging
 
@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/kycfield/kyc/pkg/requestid"
 )
@@ -40,12 +42,16 @@ func ParseLevel(s string) slog.Level {
 	return slog.LevelInfo
 }
 
-// contextHandler adds the request id found in the record's context.
+// contextHandler adds the request id and the trace and span ids found in
+// the record's context, so a log line leads to its request and its trace.
 type contextHandler struct{ slog.Handler }
 
 func (h contextHandler) Handle(ctx context.Context, r slog.Record) error {
 	if id := requestid.From(ctx); id != "" {
 		r.AddAttrs(slog.String("request_id", id))
+	}
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		r.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
 	}
 	return h.Handler.Handle(ctx, r)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/pgdb"
+	"github.com/kycfield/kyc/pkg/telemetry"
 )
 
 //go:embed migrations/*.sql
@@ -38,18 +39,20 @@ type Message struct {
 }
 
 // Add inserts messages in tx. NOTIFY is delivered only if tx commits.
+// Each row keeps ctx's trace context, which the relay publishes with it.
 func Add(ctx context.Context, tx pgx.Tx, msgs ...Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}
+	tp := telemetry.Traceparent(ctx)
 	b := &pgx.Batch{}
 	for _, m := range msgs {
 		payload, err := json.Marshal(m.Event)
 		if err != nil {
 			return fmt.Errorf("outbox: marshal: %w", err)
 		}
-		b.Queue(`INSERT INTO outbox (event_id, event_type, topic, msg_key, payload) VALUES ($1, $2, $3, $4, $5)`,
-			m.Event.ID, m.Event.Type, m.Topic, m.Key, payload)
+		b.Queue(`INSERT INTO outbox (event_id, event_type, topic, msg_key, payload, traceparent) VALUES ($1, $2, $3, $4, $5, $6)`,
+			m.Event.ID, m.Event.Type, m.Topic, m.Key, payload, tp)
 	}
 	b.Queue(`SELECT pg_notify($1, '')`, notifyChannel)
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {

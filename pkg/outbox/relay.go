@@ -9,8 +9,14 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/segmentio/kafka-go"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/kycfield/kyc/pkg/kafkabus"
 	"github.com/kycfield/kyc/pkg/pgdb"
+	"github.com/kycfield/kyc/pkg/telemetry"
 )
 
 // Publisher is the part of kafka.Writer the relay needs.
@@ -29,11 +35,21 @@ type Relay struct {
 	batch     int
 	poll      time.Duration
 	retention time.Duration
+	tracer    trace.Tracer
 }
 
 // NewRelay returns a relay over pool publishing with pub.
 func NewRelay(pool *pgxpool.Pool, pub Publisher, log *slog.Logger) *Relay {
-	return &Relay{pool: pool, pub: pub, log: log, batch: 200, poll: time.Second, retention: 7 * 24 * time.Hour}
+	return &Relay{pool: pool, pub: pub, log: log, batch: 200, poll: time.Second, retention: 7 * 24 * time.Hour,
+		tracer: noop.NewTracerProvider().Tracer("")}
+}
+
+// WithTracing makes the relay publish each message in a producer span,
+// child of the trace its row was written in, and put that span's context
+// in the message's traceparent header for the consumers.
+func (r *Relay) WithTracing(tp trace.TracerProvider) *Relay {
+	r.tracer = tp.Tracer("github.com/kycfield/kyc/pkg/outbox")
+	return r
 }
 
 // relayLockKey is the advisory lock id electing the publishing relay.
@@ -94,24 +110,32 @@ func (r *Relay) lead(ctx context.Context) error {
 func (r *Relay) drain(ctx context.Context) (int, error) {
 	n := 0
 	err := pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT id, event_id, event_type, topic, msg_key, payload::text
+		rows, err := tx.Query(ctx, `SELECT id, event_id, event_type, topic, msg_key, payload::text, traceparent
 			FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`, r.batch)
 		if err != nil {
 			return err
 		}
 		var ids []int64
 		var msgs []kafka.Message
+		var spans []trace.Span
+		defer func() {
+			for _, s := range spans {
+				s.End()
+			}
+		}()
 		for rows.Next() {
 			var id int64
-			var eventID, typ, topic, key, payload string
-			if err := rows.Scan(&id, &eventID, &typ, &topic, &key, &payload); err != nil {
+			var eventID, typ, topic, key, payload, traceparent string
+			if err := rows.Scan(&id, &eventID, &typ, &topic, &key, &payload, &traceparent); err != nil {
 				return err
 			}
 			ids = append(ids, id)
-			msgs = append(msgs, kafka.Message{
+			m := kafka.Message{
 				Topic: topic, Key: []byte(key), Value: []byte(payload),
 				Headers: []kafka.Header{{Key: "event-id", Value: []byte(eventID)}, {Key: "event-type", Value: []byte(typ)}},
-			})
+			}
+			spans = append(spans, r.producerSpan(ctx, traceparent, &m, eventID, typ))
+			msgs = append(msgs, m)
 		}
 		if err := rows.Err(); err != nil {
 			return err
@@ -120,6 +144,9 @@ func (r *Relay) drain(ctx context.Context) (int, error) {
 			return nil
 		}
 		if err := r.pub.WriteMessages(ctx, msgs...); err != nil {
+			for _, s := range spans {
+				s.SetStatus(codes.Error, "publish failed")
+			}
 			return fmt.Errorf("publish: %w", err)
 		}
 		n = len(msgs)
@@ -127,6 +154,19 @@ func (r *Relay) drain(ctx context.Context) (int, error) {
 		return err
 	})
 	return n, err
+}
+
+// producerSpan starts m's "publish" span in the trace of the row's
+// transaction and writes its context into m's headers. A message without
+// a trace (tracing off, or a row from before) gets no header.
+func (r *Relay) producerSpan(ctx context.Context, traceparent string, m *kafka.Message, eventID, typ string) trace.Span {
+	pctx, span := r.tracer.Start(telemetry.WithTraceparent(ctx, traceparent), "publish "+m.Topic,
+		trace.WithSpanKind(trace.SpanKindProducer),
+		trace.WithAttributes(attribute.String("messaging.system", "kafka"), attribute.String("messaging.operation.type", "publish"),
+			attribute.String("messaging.destination.name", m.Topic), attribute.String("messaging.message.id", eventID),
+			attribute.String("kyc.event.type", typ)))
+	telemetry.Propagator().Inject(pctx, kafkabus.Headers{H: &m.Headers})
+	return span
 }
 
 func (r *Relay) prune(ctx context.Context) {

@@ -58,6 +58,7 @@ type Base struct {
 	common  config.Common
 	workers []server.Worker
 	closers []func()
+	lag     *consumerLag
 }
 
 // Run boots the service, lets setup add its own parts (routes, consumers,
@@ -119,7 +120,14 @@ func boot(ctx context.Context, log *slog.Logger, o Options) (*Base, error) {
 	}
 	b.Writer = kafkabus.NewWriter(b.Bus)
 	b.closers = append(b.closers, func() { _ = b.Writer.Close() })
-	b.AddWorker(outbox.NewRelay(b.DB, b.Writer, log).Run)
+	b.AddWorker(outbox.NewRelay(b.DB, b.Writer, log).WithTracing(b.Tel.Tracers).Run)
+	meter := b.Tel.Meter("github.com/kycfield/kyc/pkg/platform")
+	if err := outbox.RegisterMetrics(meter, b.DB); err != nil {
+		return nil, fmt.Errorf("telemetry: %w", err)
+	}
+	if b.lag, err = newConsumerLag(meter); err != nil {
+		return nil, fmt.Errorf("telemetry: %w", err)
+	}
 	b.Health.Add("postgres", func(ctx context.Context) error { return b.DB.Ping(ctx) })
 	b.Health.Add("kafka", func(ctx context.Context) error { return kafkabus.Ping(ctx, b.Bus.Brokers) })
 	b.Health.Register(b.Mux)
@@ -156,10 +164,13 @@ func (b *Base) ConsumeBatch(group string, batch int, h inbox.Handler, topics ...
 	for i, t := range topics {
 		full[i] = b.Bus.Topic(t)
 	}
+	short := group
 	group = b.Bus.TopicPrefix + group
 	r := kafkabus.NewGroupReader(b.Bus, group, full...)
 	b.closers = append(b.closers, func() { _ = r.Close() })
-	b.AddWorker(inbox.New(group, r, b.DB, b.Log, h).WithBatch(batch).Run)
+	c := inbox.New(group, r, b.DB, b.Log, h).WithBatch(batch).WithTracing(b.Tel.Tracers)
+	b.lag.add(short, c)
+	b.AddWorker(c.Run)
 }
 
 // Protect requires a gateway-signed principal of one of kinds on h.
@@ -171,7 +182,9 @@ func (b *Base) Protect(h http.Handler, kinds ...principal.Kind) http.Handler {
 // everything in reverse order.
 func (b *Base) Serve(ctx context.Context, addr string, onListen func(string)) error {
 	defer b.Close()
-	h := server.HTTP{Addr: addr, Handler: requestid.Middleware(b.Mux), OnListen: onListen}
+	// Server spans continue the gateway's trace; the request id sits
+	// outside so that it is in the context the handler logs with.
+	h := server.HTTP{Addr: addr, Handler: requestid.Middleware(b.Tel.Server(b.Mux, telemetry.ServerOptions{TrustParent: true})), OnListen: onListen}
 	return server.Run(ctx, b.Log, b.Health, h, b.common.ShutdownTimeout, b.workers...)
 }
 

@@ -48,6 +48,12 @@ type Options struct {
 	Timeout     time.Duration
 	// Sessions lets a dashboard session call the public API; nil refuses.
 	Sessions Sessions
+	// Instrument, when set, wraps the route mux (inside the request id, so
+	// that the mux pattern it sees is the one that matched): server spans
+	// and request metrics. Transport, when set, wraps the upstream
+	// transport: client spans carrying the trace to the services.
+	Instrument func(http.Handler) http.Handler
+	Transport  func(http.RoundTripper) http.RoundTripper
 }
 
 // Gateway is the public edge.
@@ -80,8 +86,12 @@ func New(opt Options, log *slog.Logger, signer *principal.Signer, r *keys.Resolv
 		IdleConnTimeout:       90 * time.Second,
 		ResponseHeaderTimeout: opt.Timeout,
 	}
+	var rt http.RoundTripper = tr
+	if opt.Transport != nil {
+		rt = opt.Transport(tr)
+	}
 	for name, u := range opt.Upstreams {
-		g.proxies[name] = g.newProxy(name, u, tr)
+		g.proxies[name] = g.newProxy(name, u, rt)
 	}
 	return g
 }
@@ -96,7 +106,11 @@ func (g *Gateway) Handler(extra func(*http.ServeMux)) http.Handler {
 		extra(mux)
 	}
 	mux.Handle("/", g.fallback(mux))
-	return requestid.Middleware(g.recoverer(mux))
+	var h http.Handler = g.recoverer(mux)
+	if g.opt.Instrument != nil {
+		h = g.opt.Instrument(h)
+	}
+	return requestid.Middleware(h)
 }
 
 func (g *Gateway) route(rt routes.Route) http.Handler {

@@ -64,7 +64,9 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		links := report.Links{PublicURL: cfg.PublicURL}
 		store := postgres.New(base.DB, base.Bus.Topic(event.TopicReporting), events.Publisher{ReportURL: links.ReportURL}.Of)
 		bucket := objstore.Bucket{Client: mc, Name: cfg.Bucket}
-		photos := evidence.Cached{Source: evidence.New(cfg.VerificationURL, base.Signer, cfg.PhotoTimeout), Store: bucket}
+		src := evidence.New(cfg.VerificationURL, base.Signer, cfg.PhotoTimeout)
+		src.HTTP.Transport = base.Tel.Transport(nil) // photo fetches are spans of the report's trace
+		photos := evidence.Cached{Source: src, Store: bucket}
 		svc := report.NewService(store, bucket, pdf.Renderer{}, photos, time.Now, links)
 		eps := httpapi.MakeEndpoints(svc, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
 		httpapi.Register(base.Mux, eps, svc, base.Protect, log)

@@ -72,6 +72,9 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		render := view.Renderer{BaseURL: cfg.PublicURL}
 		store := postgres.New(base.DB, base.Bus.Topic(event.TopicVerification), events.Publisher{View: render}.Of)
 		svc := verification.NewService(store, time.Now, verification.Sandbox{Delay: cfg.SandboxDelay, Photos: photos})
+		if err := countOutcomes(svc, base.Tel.Meter(name)); err != nil {
+			return err
+		}
 		eps := httpapi.MakeEndpoints(svc, render, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
 		bucket := objstore.Bucket{Client: mc, Name: cfg.Bucket}
 		httpapi.Register(base.Mux, eps, svc, render, bucket, base.Protect, log)

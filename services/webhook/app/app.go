@@ -83,8 +83,11 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		// Batches: one commit per batch of waiting events keeps the schedule
 		// fed at hundreds of events a second (BENCHMARKS.md section 6).
 		base.ConsumeBatch("webhook.verification", 16, events.Verification(store.Within, cfg.PublicURL), event.TopicVerification)
+		client := dispatch.NewClient(cfg.AllowPrivate, cfg.Timeout)
+		client.Transport = base.Tel.Transport(client.Transport)
 		d := dispatch.New(dispatch.Config{Workers: cfg.Workers, PerEndpoint: cfg.PerEndpoint, Schedule: sched,
-			DisableAfter: cfg.DisableAfter, Poll: cfg.Poll}, store, base.DB, dispatch.NewClient(cfg.AllowPrivate, cfg.Timeout), log)
+			DisableAfter: cfg.DisableAfter, Poll: cfg.Poll}, store, base.DB, client, log).
+			WithTelemetry(base.Tel.Tracers, base.Tel.Meter(name))
 		base.AddWorker(d.Run)
 		base.AddWorker(d.Prune(cfg.Retention))
 		return nil

@@ -14,7 +14,14 @@ type Service struct {
 	store   Store
 	now     func() time.Time
 	sandbox Sandbox
+	onFinal func(ctx context.Context, env, status string)
 }
+
+// OnFinal registers f, told whenever an address's verification reaches a
+// final status (the outcome metric). It runs inside the transaction, so
+// a transaction rolled back and retried tells it twice: a metric can
+// live with that, nothing else should use it.
+func (s *Service) OnFinal(f func(ctx context.Context, env, status string)) { s.onFinal = f }
 
 // NewService returns a Service.
 func NewService(s Store, now func() time.Time, sandbox Sandbox) *Service {
@@ -146,6 +153,9 @@ func (s *Service) changed(ctx context.Context, tx Tx, c *Case, j *Job, photos []
 	}
 	if err := tx.UpdateJob(ctx, *j); err != nil {
 		return err
+	}
+	if s.onFinal != nil && IsFinal(j.Status) {
+		s.onFinal(ctx, j.Env, j.Status)
 	}
 	finishedAt := c.VerificationDate
 	before := c.Restatus(now)

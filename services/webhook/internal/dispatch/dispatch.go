@@ -8,8 +8,15 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/kycfield/kyc/pkg/pgdb"
+	"github.com/kycfield/kyc/pkg/telemetry"
 	"github.com/kycfield/kyc/services/webhook/internal/postgres"
 	"github.com/kycfield/kyc/services/webhook/internal/webhook"
 )
@@ -30,11 +37,27 @@ type Dispatcher struct {
 	pool   *pgxpool.Pool
 	client *http.Client
 	log    *slog.Logger
+	tracer trace.Tracer
+	tried  metric.Int64Counter
 }
+
+// MetricAttempts counts attempts by result (deploy/grafana queries it).
+const MetricAttempts = "kyc_webhook_attempts_total"
 
 // New returns a dispatcher.
 func New(cfg Config, store *postgres.Store, pool *pgxpool.Pool, client *http.Client, log *slog.Logger) *Dispatcher {
-	return &Dispatcher{cfg: cfg, store: store, pool: pool, client: client, log: log}
+	d := &Dispatcher{cfg: cfg, store: store, pool: pool, client: client, log: log}
+	return d.WithTelemetry(noop.NewTracerProvider(), metricnoop.NewMeterProvider().Meter(""))
+}
+
+// WithTelemetry makes every attempt a span of the trace of the event
+// that made its message (the client's span is its child), and counts
+// attempts by result.
+func (d *Dispatcher) WithTelemetry(tp trace.TracerProvider, meter metric.Meter) *Dispatcher {
+	d.tracer = tp.Tracer("github.com/kycfield/kyc/services/webhook/dispatch")
+	d.tried, _ = meter.Int64Counter(MetricAttempts,
+		metric.WithDescription("Webhook delivery attempts by result: succeeded, failed_status (a non-2xx answer), failed_no_response"))
+	return d
 }
 
 // lease outlives any attempt (the client's timeout is shorter), so a
@@ -102,6 +125,10 @@ func (d *Dispatcher) listen(ctx context.Context, wake chan struct{}) {
 // deliver makes one attempt and records it; an attempt cut short by the
 // process stopping is given back instead, unrecorded.
 func (d *Dispatcher) deliver(ctx context.Context, j postgres.Job) {
+	ctx, span := d.tracer.Start(telemetry.WithTraceparent(ctx, j.Traceparent), "webhook delivery",
+		trace.WithAttributes(attribute.String("kyc.webhook.delivery_id", j.Delivery.ID), attribute.String("kyc.webhook.endpoint_id", j.Endpoint.ID),
+			attribute.String("kyc.event.type", j.Message.Type), attribute.Int("kyc.webhook.attempt", j.Delivery.Attempts+1)))
+	defer span.End()
 	a := Send(ctx, d.client, j.Endpoint, j.Message, time.Now())
 	a.Trigger = webhook.TriggerScheduled
 	if j.Manual {
@@ -115,11 +142,27 @@ func (d *Dispatcher) deliver(ctx context.Context, j postgres.Job) {
 		}
 		return
 	}
+	result := attemptResult(a)
+	if !a.Succeeded {
+		span.SetStatus(codes.Error, result)
+	}
+	d.tried.Add(ctx, 1, metric.WithAttributes(attribute.String("result", result)))
 	if err := d.store.Complete(bg, j, a, d.cfg.Schedule, d.cfg.DisableAfter); err != nil {
 		// The lease runs out and the delivery is attempted again: at
 		// least once, never lost.
 		d.log.Warn("webhook attempt not recorded", "delivery", j.Delivery.ID, "err", err)
 	}
+}
+
+// attemptResult names an attempt's result for the metric.
+func attemptResult(a webhook.Attempt) string {
+	switch {
+	case a.Succeeded:
+		return "succeeded"
+	case a.StatusCode != 0:
+		return "failed_status"
+	}
+	return "failed_no_response"
 }
 
 func signal(c chan struct{}) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kycfield/kyc/pkg/ids"
 	"github.com/kycfield/kyc/pkg/pgdb"
+	"github.com/kycfield/kyc/pkg/telemetry"
 	"github.com/kycfield/kyc/services/webhook/internal/webhook"
 )
 
@@ -83,8 +84,8 @@ func enqueue(ctx context.Context, tx pgx.Tx, m webhook.Message, endpointIDs []st
 	now := time.Now().UTC()
 	out := make([]webhook.Delivery, 0, len(endpointIDs))
 	b := &pgx.Batch{}
-	b.Queue(`INSERT INTO messages (id, org_id, env, event_type, body, created_at) VALUES ($1, $2, $3, $4, $5, $6)
-		ON CONFLICT (id) DO NOTHING`, m.ID, m.OrgID, m.Env, m.Type, m.Body, m.CreatedAt)
+	b.Queue(`INSERT INTO messages (id, org_id, env, event_type, body, created_at, traceparent) VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (id) DO NOTHING`, m.ID, m.OrgID, m.Env, m.Type, m.Body, m.CreatedAt, telemetry.Traceparent(ctx))
 	for _, eid := range endpointIDs {
 		d := webhook.Delivery{ID: ids.New("dlv"), EndpointID: eid, OrgID: m.OrgID, Env: m.Env, MessageID: m.ID, EventType: m.Type,
 			Status: webhook.StatusPending, NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now}

@@ -21,6 +21,9 @@ type Job struct {
 	Manual   bool
 	Endpoint webhook.Endpoint
 	Message  webhook.Message
+	// Traceparent is the trace of the event that made the message: the
+	// attempt joins it.
+	Traceparent string
 }
 
 // Claim leases up to n due deliveries for lease. Each endpoint gets at
@@ -56,7 +59,7 @@ func (s *Store) Claim(ctx context.Context, n, perEndpoint int, lease time.Durati
 			RETURNING d.id, d.endpoint_id, d.org_id, d.env, d.message_id, d.event_type, d.status, d.attempts, d.scheduled, d.manual, d.created_at
 		)
 		SELECT c.id, c.endpoint_id, c.org_id, c.env, c.message_id, c.event_type, c.status, c.attempts, c.scheduled, c.manual, c.created_at,
-			m.body, `+prefixed("e.")+`
+			m.body, m.traceparent, `+prefixed("e.")+`
 		FROM claimed c JOIN messages m ON m.id = c.message_id JOIN endpoints e ON e.id = c.endpoint_id`,
 		n, perEndpoint, lease.Seconds())
 	b.Queue(`COMMIT`)
@@ -89,7 +92,7 @@ func (s *Store) scanJobs(rows pgx.Rows) ([]Job, error) {
 		d := &j.Delivery
 		var sealed sealedSecrets
 		dest := append([]any{&d.ID, &d.EndpointID, &d.OrgID, &d.Env, &d.MessageID, &d.EventType, &d.Status, &d.Attempts, &d.Scheduled,
-			&j.Manual, &d.CreatedAt, &j.Message.Body}, endpointDest(&j.Endpoint, &sealed)...)
+			&j.Manual, &d.CreatedAt, &j.Message.Body, &j.Traceparent}, endpointDest(&j.Endpoint, &sealed)...)
 		if err := rows.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("claim: %w", err)
 		}
