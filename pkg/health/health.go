@@ -37,6 +37,9 @@ func (h *Health) Add(name string, c Check) {
 // Drain makes /readyz fail so that load balancers stop sending traffic.
 func (h *Health) Drain() { h.draining.Store(true) }
 
+// Draining reports whether Drain was called.
+func (h *Health) Draining() bool { return h.draining.Load() }
+
 // Register mounts /healthz and /readyz on mux.
 func (h *Health) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {

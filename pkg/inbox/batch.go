@@ -39,8 +39,9 @@ func (c *Consumer) gather(ctx context.Context, first kafka.Message) []kafka.Mess
 }
 
 // processBatch applies msgs in one transaction, or one by one when that
-// fails. It returns false only when ctx ended first.
-func (c *Consumer) processBatch(ctx context.Context, msgs []kafka.Message) bool {
+// fails, under hand (see process). It returns false only when it gave up
+// because ctx ended.
+func (c *Consumer) processBatch(ctx, hand context.Context, msgs []kafka.Message) bool {
 	events := make([]event.Event, 0, len(msgs))
 	for _, m := range msgs {
 		e, err := event.Decode(m.Value)
@@ -50,9 +51,9 @@ func (c *Consumer) processBatch(ctx context.Context, msgs []kafka.Message) bool 
 		}
 		events = append(events, e)
 	}
-	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(hand, c.pool, func(tx pgx.Tx) error {
 		for _, e := range events {
-			if err := c.applyIn(ctx, tx, e); err != nil {
+			if err := c.applyIn(hand, tx, e); err != nil {
 				return err
 			}
 		}
@@ -66,7 +67,7 @@ func (c *Consumer) processBatch(ctx context.Context, msgs []kafka.Message) bool 
 	}
 	c.log.Warn("batch failed; applying its events one by one", "consumer", c.name, "events", len(events), "err", err)
 	for _, m := range msgs {
-		if !c.process(ctx, m) {
+		if !c.process(ctx, hand, m) {
 			return false
 		}
 	}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/pgdb"
+	"github.com/kycfield/kyc/pkg/server"
 )
 
 //go:embed migrations/*.sql
@@ -101,24 +102,38 @@ func (c *Consumer) Run(ctx context.Context) error {
 			}
 			continue
 		}
-		msgs := []kafka.Message{m}
-		if c.batch > 1 {
-			msgs = c.gather(ctx, m)
-			if !c.processBatch(ctx, msgs) {
-				return nil
-			}
-		} else if !c.process(ctx, m) {
+		if !c.handle1(ctx, m) {
 			return nil
-		}
-		if err := c.reader.CommitMessages(ctx, msgs...); err != nil && ctx.Err() == nil {
-			c.log.Warn("consumer commit failed", "consumer", c.name, "err", err)
 		}
 	}
 }
 
-// process applies m, retrying transient failures with backoff. It returns
-// false only when ctx ended first.
-func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
+// handle1 applies and commits what one fetch brought. Told to stop (ctx
+// ends) half way, it still finishes the attempt in hand and commits it
+// (server.Hand), so that the next member of the group does not redo it;
+// it only gives up retrying. It returns false when the consumer should
+// stop.
+func (c *Consumer) handle1(ctx context.Context, m kafka.Message) bool {
+	hand, done := server.Hand(ctx)
+	defer done()
+	msgs := []kafka.Message{m}
+	if c.batch > 1 {
+		msgs = c.gather(ctx, m)
+		if !c.processBatch(ctx, hand, msgs) {
+			return false
+		}
+	} else if !c.process(ctx, hand, m) {
+		return false
+	}
+	if err := c.reader.CommitMessages(hand, msgs...); err != nil && hand.Err() == nil {
+		c.log.Warn("consumer commit failed", "consumer", c.name, "err", err)
+	}
+	return ctx.Err() == nil
+}
+
+// process applies m under hand, retrying transient failures with backoff
+// until ctx ends. It returns false only when it gave up because ctx ended.
+func (c *Consumer) process(ctx, hand context.Context, m kafka.Message) bool {
 	e, err := event.Decode(m.Value)
 	if err != nil {
 		c.log.Error("skipping undecodable event", "consumer", c.name, "topic", m.Topic, "offset", m.Offset, "err", err)
@@ -126,7 +141,7 @@ func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
 	}
 	backoff := 100 * time.Millisecond
 	for {
-		err := c.Apply(ctx, e)
+		err := c.Apply(hand, e)
 		if err == nil {
 			return true
 		}
