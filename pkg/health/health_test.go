@@ -90,7 +90,9 @@ func TestReadyzNamesTheDependencyThatIsDown(t *testing.T) {
 	up := deps{postgres: pgtest.CreateDB(t), kafka: kafkatest.Brokers()[0], minio: miniotest.Store().Endpoint}
 	dead := deadAddr(t)
 	silent := silentAddr(t)
-	pgAt := func(addr string) string { return "postgres://postgres:postgres@" + addr + "/postgres?sslmode=disable&connect_timeout=10" }
+	pgAt := func(addr string) string {
+		return "postgres://postgres:postgres@" + addr + "/postgres?sslmode=disable&connect_timeout=10"
+	}
 	cases := []struct {
 		name string
 		deps deps
