@@ -42,13 +42,30 @@ type Platform struct {
 	stops   map[string]context.CancelFunc // service name -> stops it
 	running []*stack.Instance
 	log     io.Writer
+	// replicas and balancers exist for the services run as several
+	// replicas (Options.Replicas).
+	replicas  map[string][]*Replica
+	balancers map[string]*Balancer
+}
+
+// Options change what StartWith brings up.
+type Options struct {
+	// Replicas runs that many instances of the named services (one when
+	// absent), all on the service's one database, bucket and consumer
+	// groups, behind a round-robin Balancer that the gateway (and any
+	// other caller) reaches them through.
+	Replicas map[string]int
 }
 
 // Start brings the platform up: every service of the registry on its own
 // fresh stores, then the gateway. Stop it with Stop.
-func Start(ctx context.Context) (p *Platform, err error) {
+func Start(ctx context.Context) (p *Platform, err error) { return StartWith(ctx, Options{}) }
+
+// StartWith is Start with options.
+func StartWith(ctx context.Context, o Options) (p *Platform, err error) {
 	p = &Platform{URLs: map[string]string{}, HTTP: &http.Client{Timeout: 30 * time.Second}, log: io.Discard,
-		envs: map[string]map[string]string{}, stops: map[string]context.CancelFunc{}}
+		envs: map[string]map[string]string{}, stops: map[string]context.CancelFunc{},
+		replicas: map[string][]*Replica{}, balancers: map[string]*Balancer{}}
 	if os.Getenv("KYC_TEST_LOG") != "" {
 		p.log = os.Stderr
 	}
@@ -65,6 +82,9 @@ func Start(ctx context.Context) (p *Platform, err error) {
 	for _, s := range stack.Services {
 		p.envs[s.Name] = s.Environ(shared, p.Override(s))
 	}
+	if err := p.balance(o.Replicas); err != nil {
+		return nil, err
+	}
 	if err := p.pinVerification(); err != nil {
 		return nil, err
 	}
@@ -75,6 +95,9 @@ func Start(ctx context.Context) (p *Platform, err error) {
 	}
 	for _, inst := range started {
 		p.URLs[inst.Name] = inst.URL
+	}
+	if err := p.startReplicas(ctx, started, o.Replicas); err != nil {
+		return nil, err
 	}
 	p.AuthBillingURL = p.URLs["auth-billing"]
 	p.gwEnv = stack.Gateway.Environ(shared, p.Override(stack.Gateway), map[string]string{"UPSTREAMS": stack.Upstreams(p.URLs)})
@@ -88,6 +111,10 @@ func Start(ctx context.Context) (p *Platform, err error) {
 // front: the reporting service reads evidence photos from it directly
 // (VERIFICATION_URL), and every service otherwise binds port 0.
 func (p *Platform) pinVerification() error {
+	if b := p.balancers["verification"]; b != nil {
+		p.envs["reporting"]["VERIFICATION_URL"] = b.URL
+		return nil
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -176,6 +203,9 @@ func (p *Platform) Stop() {
 	p.cancel()
 	for _, inst := range p.running {
 		_ = inst.Wait()
+	}
+	for _, b := range p.balancers {
+		b.Close()
 	}
 	if p.Stores != nil {
 		p.Stores.Close()

@@ -119,6 +119,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		return err
 	}
 	hl := health.New()
+	hl.SetLog(log)
 	handler := gw.Handler(func(mux *http.ServeMux) { hl.Register(mux); agentapp.Register(mux); dashboard.Register(mux) })
 	admin := http.NewServeMux()
 	hl.Register(admin)

@@ -41,8 +41,9 @@ func (c *Consumer) gather(ctx context.Context, first kafka.Message) []kafka.Mess
 }
 
 // processBatch applies msgs in one transaction, or one by one when that
-// fails. It returns false only when ctx ended first.
-func (c *Consumer) processBatch(ctx context.Context, msgs []kafka.Message) bool {
+// fails, under hand (see process), each event in its consumer span. It
+// returns false only when it gave up because ctx ended.
+func (c *Consumer) processBatch(ctx, hand context.Context, msgs []kafka.Message) bool {
 	type item struct {
 		ctx context.Context
 		e   event.Event
@@ -55,11 +56,11 @@ func (c *Consumer) processBatch(ctx context.Context, msgs []kafka.Message) bool 
 			c.log.Error("skipping undecodable event", "consumer", c.name, "topic", m.Topic, "offset", m.Offset, "err", err)
 			continue
 		}
-		ictx, span := c.consumerSpan(ctx, m)
+		ictx, span := c.consumerSpan(hand, m)
 		spans = append(spans, span)
 		items = append(items, item{ictx, e})
 	}
-	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(hand, c.pool, func(tx pgx.Tx) error {
 		for _, it := range items {
 			if err := c.applyIn(it.ctx, tx, it.e); err != nil {
 				return err
@@ -81,7 +82,7 @@ func (c *Consumer) processBatch(ctx context.Context, msgs []kafka.Message) bool 
 	}
 	c.log.Warn("batch failed; applying its events one by one", "consumer", c.name, "events", len(items), "err", err)
 	for _, m := range msgs {
-		if !c.process(ctx, m) {
+		if !c.process(ctx, hand, m) {
 			return false
 		}
 	}

@@ -33,6 +33,7 @@ import (
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/kafkabus"
 	"github.com/kycfield/kyc/pkg/pgdb"
+	"github.com/kycfield/kyc/pkg/server"
 	"github.com/kycfield/kyc/pkg/telemetry"
 )
 
@@ -130,20 +131,34 @@ func (c *Consumer) Run(ctx context.Context) error {
 			}
 			continue
 		}
-		msgs := []kafka.Message{m}
-		if c.batch > 1 {
-			msgs = c.gather(ctx, m)
-			if !c.processBatch(ctx, msgs) {
-				return nil
-			}
-		} else if !c.process(ctx, m) {
+		if !c.handle1(ctx, m) {
 			return nil
 		}
-		if err := c.reader.CommitMessages(ctx, msgs...); err != nil && ctx.Err() == nil {
-			c.log.Warn("consumer commit failed", "consumer", c.name, "err", err)
-		}
-		c.noteLag(msgs)
 	}
+}
+
+// handle1 applies and commits what one fetch brought. Told to stop (ctx
+// ends) half way, it still finishes the attempt in hand and commits it
+// (server.Hand), so that the next member of the group does not redo it;
+// it only gives up retrying. It returns false when the consumer should
+// stop.
+func (c *Consumer) handle1(ctx context.Context, m kafka.Message) bool {
+	hand, done := server.Hand(ctx)
+	defer done()
+	msgs := []kafka.Message{m}
+	if c.batch > 1 {
+		msgs = c.gather(ctx, m)
+		if !c.processBatch(ctx, hand, msgs) {
+			return false
+		}
+	} else if !c.process(ctx, hand, m) {
+		return false
+	}
+	if err := c.reader.CommitMessages(hand, msgs...); err != nil && hand.Err() == nil {
+		c.log.Warn("consumer commit failed", "consumer", c.name, "err", err)
+	}
+	c.noteLag(msgs)
+	return ctx.Err() == nil
 }
 
 // noteLag keeps, per partition, how far the last applied message was
@@ -172,10 +187,11 @@ func (c *Consumer) Lag() int64 {
 	return n
 }
 
-// process applies m, retrying transient failures with backoff. It returns
-// false only when ctx ended first.
-func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
-	ctx, span := c.consumerSpan(ctx, m)
+// process applies m under hand, in its consumer span, retrying transient
+// failures with backoff until ctx ends. It returns false only when it gave
+// up because ctx ended.
+func (c *Consumer) process(ctx, hand context.Context, m kafka.Message) bool {
+	hand, span := c.consumerSpan(hand, m)
 	defer span.End()
 	e, err := event.Decode(m.Value)
 	if err != nil {
@@ -185,7 +201,7 @@ func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
 	}
 	backoff := 100 * time.Millisecond
 	for {
-		err := c.Apply(ctx, e)
+		err := c.Apply(hand, e)
 		if err == nil {
 			return true
 		}

@@ -130,6 +130,7 @@ func boot(ctx context.Context, log *slog.Logger, o Options) (*Base, error) {
 	}
 	b.Health.Add("postgres", func(ctx context.Context) error { return b.DB.Ping(ctx) })
 	b.Health.Add("kafka", func(ctx context.Context) error { return kafkabus.Ping(ctx, b.Bus.Brokers) })
+	b.Health.SetLog(log)
 	b.Health.Register(b.Mux)
 	b.Mux.Handle("GET /metrics", b.Tel.MetricsHandler())
 	ok = true

@@ -1,6 +1,8 @@
 // Package server runs a process's long-lived parts (HTTP server, outbox
 // relay, consumers) together and shuts them down in order on SIGTERM:
-// readiness fails first, in-flight requests drain, then workers stop.
+// readiness fails first, in-flight requests drain, then workers stop,
+// each finishing the work in hand (see Hand), all within one drain
+// deadline.
 package server
 
 import (
@@ -46,7 +48,8 @@ func Run(ctx context.Context, log *slog.Logger, hl *health.Health, h HTTP, drain
 		MaxHeaderBytes:    64 << 10,
 	}
 	g, gctx := errgroup.WithContext(ctx)
-	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	dl := &deadline{}
+	workCtx, stopWork := context.WithCancel(context.WithValue(context.WithoutCancel(ctx), deadlineKey{}, dl))
 	defer stopWork()
 	for _, w := range workers {
 		g.Go(func() error { return w(workCtx) })
@@ -64,7 +67,9 @@ func Run(ctx context.Context, log *slog.Logger, hl *health.Health, h HTTP, drain
 		if hl != nil {
 			hl.Drain()
 		}
-		sctx, cancel := context.WithTimeout(context.Background(), drain)
+		end := time.Now().Add(drain)
+		dl.at.Store(end.UnixNano())
+		sctx, cancel := context.WithDeadline(context.Background(), end)
 		defer cancel()
 		err := srv.Shutdown(sctx)
 		stopWork()

@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/kycfield/kyc/pkg/pgdb"
+	"github.com/kycfield/kyc/pkg/server"
 	"github.com/kycfield/kyc/pkg/telemetry"
 	"github.com/kycfield/kyc/services/webhook/internal/postgres"
 	"github.com/kycfield/kyc/services/webhook/internal/webhook"
@@ -65,7 +66,7 @@ func (d *Dispatcher) WithTelemetry(tp trace.TracerProvider, meter metric.Meter) 
 const lease = time.Minute
 
 // Run claims and sends deliveries until ctx ends, then waits for the
-// attempts in flight (which are cut short and given back).
+// attempts in flight (see deliver).
 func (d *Dispatcher) Run(ctx context.Context) error {
 	wake := make(chan struct{}, 1)
 	go d.listen(ctx, wake)
@@ -122,21 +123,26 @@ func (d *Dispatcher) listen(ctx context.Context, wake chan struct{}) {
 	}
 }
 
-// deliver makes one attempt and records it; an attempt cut short by the
-// process stopping is given back instead, unrecorded.
+// deliver makes one attempt and records it. An attempt under way when the
+// process is told to stop is finished and recorded (server.Hand: the
+// client's timeout is shorter than the drain), since giving it back would
+// have another replica send what the receiver may already have; only one
+// cut short by the drain deadline is given back, unrecorded.
 func (d *Dispatcher) deliver(ctx context.Context, j postgres.Job) {
-	ctx, span := d.tracer.Start(telemetry.WithTraceparent(ctx, j.Traceparent), "webhook delivery",
+	hand, done := server.Hand(ctx)
+	defer done()
+	hand, span := d.tracer.Start(telemetry.WithTraceparent(hand, j.Traceparent), "webhook delivery",
 		trace.WithAttributes(attribute.String("kyc.webhook.delivery_id", j.Delivery.ID), attribute.String("kyc.webhook.endpoint_id", j.Endpoint.ID),
 			attribute.String("kyc.event.type", j.Message.Type), attribute.Int("kyc.webhook.attempt", j.Delivery.Attempts+1)))
 	defer span.End()
-	a := Send(ctx, d.client, j.Endpoint, j.Message, time.Now())
+	a := Send(hand, d.client, j.Endpoint, j.Message, time.Now())
 	a.Trigger = webhook.TriggerScheduled
 	if j.Manual {
 		a.Trigger = webhook.TriggerManual
 	}
 	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if ctx.Err() != nil {
+	if hand.Err() != nil {
 		if err := d.store.Release(bg, j.Delivery.ID); err != nil {
 			d.log.Warn("webhook release failed; the lease will run out", "delivery", j.Delivery.ID, "err", err)
 		}

@@ -1,0 +1,115 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/kycfield/kyc/pkg/platform"
+	"github.com/kycfield/kyc/stack"
+)
+
+// Replica is one instance of a service run as several.
+type Replica struct {
+	URL  string
+	inst *stack.Instance
+	stop context.CancelFunc
+}
+
+// balance puts a Balancer in front of every service asked to run as more
+// than one replica; what calls that service (the gateway, reporting's
+// reads from verification) is given the balancer's address.
+func (p *Platform) balance(replicas map[string]int) error {
+	for name, n := range replicas {
+		if n < 2 {
+			continue
+		}
+		if _, ok := stack.Find(name); !ok || p.envs[name] == nil {
+			return fmt.Errorf("harness: no service %q to replicate", name)
+		}
+		b, err := NewBalancer()
+		if err != nil {
+			return err
+		}
+		p.balancers[name] = b
+	}
+	return nil
+}
+
+// startReplicas starts the replicas beyond the first of each balanced
+// service, one after the other (the first ones have migrated the
+// databases), and points the service's URL at its balancer.
+func (p *Platform) startReplicas(ctx context.Context, first []*stack.Instance, replicas map[string]int) error {
+	for _, inst := range first {
+		b := p.balancers[inst.Name]
+		if b == nil {
+			continue
+		}
+		p.mu.Lock()
+		stop := p.stops[inst.Name]
+		p.mu.Unlock()
+		p.replicas[inst.Name] = []*Replica{{URL: inst.URL, inst: inst, stop: stop}}
+		if err := b.Add(inst.URL); err != nil {
+			return err
+		}
+		s, _ := stack.Find(inst.Name)
+		for i := 1; i < replicas[inst.Name]; i++ {
+			if err := p.AddReplica(ctx, s); err != nil {
+				return err
+			}
+		}
+		p.URLs[inst.Name] = b.URL
+	}
+	return nil
+}
+
+// AddReplica starts one more replica of a balanced service on the same
+// stores and puts it into rotation once it is ready.
+func (p *Platform) AddReplica(ctx context.Context, s platform.Service) error {
+	b := p.balancers[s.Name]
+	if b == nil {
+		return fmt.Errorf("harness: %s is not run as replicas", s.Name)
+	}
+	env := maps.Clone(p.envs[s.Name])
+	env["HTTP_ADDR"] = "127.0.0.1:0"
+	life, stop := context.WithCancel(p.ctx)
+	inst, err := stack.Start(ctx, life, s, env, p.logger(s.Name))
+	if err != nil {
+		stop()
+		return err
+	}
+	p.mu.Lock()
+	p.running = append(p.running, inst)
+	p.replicas[s.Name] = append(p.replicas[s.Name], &Replica{URL: inst.URL, inst: inst, stop: stop})
+	p.mu.Unlock()
+	return b.Add(inst.URL)
+}
+
+// Replicas lists the replicas of a balanced service, stopped ones too.
+func (p *Platform) Replicas(name string) []*Replica {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]*Replica(nil), p.replicas[name]...)
+}
+
+// StopReplica stops replica i of a balanced service the way Kubernetes
+// stops a pod: out of its Service's rotation first, then SIGTERM (the
+// service drains: readiness fails, in-flight requests finish, consumers
+// and workers finish what they hold). It returns once the replica has
+// exited, with how long that took and why it exited.
+func (p *Platform) StopReplica(name string, i int) (time.Duration, error) {
+	rs := p.Replicas(name)
+	if i < 0 || i >= len(rs) {
+		return 0, fmt.Errorf("harness: %s has no replica %d", name, i)
+	}
+	r := rs[i]
+	p.balancers[name].Remove(r.URL)
+	// A request that picked this replica just before it left rotation
+	// still reaches a listening server (a preStop pause does this in a pod).
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	r.stop()
+	err := r.inst.Wait()
+	return time.Since(start), err
+}
