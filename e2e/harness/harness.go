@@ -55,6 +55,10 @@ type Options struct {
 	// groups, behind a round-robin Balancer that the gateway (and any
 	// other caller) reaches them through.
 	Replicas map[string]int
+	// Databases gives the named services an existing database instead
+	// of a fresh one (benchmarks on seeded data); the run neither
+	// empties nor drops it.
+	Databases map[string]string
 }
 
 // Start brings the platform up: every service of the registry on its own
@@ -78,6 +82,7 @@ func StartWith(ctx context.Context, o Options) (p *Platform, err error) {
 	if p.Stores, err = NewStores(ctx); err != nil {
 		return nil, err
 	}
+	maps.Copy(p.DatabaseURLs, o.Databases)
 	shared := p.Shared()
 	for _, s := range stack.Services {
 		p.envs[s.Name] = s.Environ(shared, p.Override(s))
