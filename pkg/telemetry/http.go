@@ -40,13 +40,21 @@ func (t *Telemetry) Server(mux http.Handler, o ServerOptions) http.Handler {
 	latency, _ := meter.Float64Histogram(MetricHTTPDuration, metric.WithUnit("s"),
 		metric.WithDescription("HTTP request latency, by route pattern"),
 		metric.WithExplicitBucketBoundaries(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30))
-	var sets sync.Map // route+status -> attribute.Set, built once per pair
+	// Attribute sets are built once per route (and status) rather than on
+	// every request: the gateway serves thousands a second.
+	var sets sync.Map // "route status" or "route" -> attribute.Set
 	set := func(route string, status int) attribute.Set {
-		k := route + " " + strconv.Itoa(status)
+		k := route
+		if status != 0 {
+			k += " " + strconv.Itoa(status)
+		}
 		if s, ok := sets.Load(k); ok {
 			return s.(attribute.Set)
 		}
-		s := attribute.NewSet(attribute.String("route", route), attribute.Int("status", status))
+		s := attribute.NewSet(attribute.String("route", route))
+		if status != 0 {
+			s = attribute.NewSet(attribute.String("route", route), attribute.Int("status", status))
+		}
 		sets.Store(k, s)
 		return s
 	}
@@ -75,7 +83,7 @@ func (t *Telemetry) Server(mux http.Handler, o ServerOptions) http.Handler {
 			span.SetStatus(codes.Error, http.StatusText(sw.status))
 		}
 		requests.Add(ctx, 1, metric.WithAttributeSet(set(route, sw.status)))
-		latency.Record(ctx, time.Since(start).Seconds(), metric.WithAttributeSet(attribute.NewSet(attribute.String("route", route))))
+		latency.Record(ctx, time.Since(start).Seconds(), metric.WithAttributeSet(set(route, 0)))
 	})
 }
 
