@@ -196,7 +196,7 @@ func (c *Consumer) process(ctx, hand context.Context, m kafka.Message) bool {
 	e, err := event.Decode(m.Value)
 	if err != nil {
 		span.SetStatus(codes.Error, "undecodable")
-		c.log.Error("skipping undecodable event", "consumer", c.name, "topic", m.Topic, "offset", m.Offset, "err", err)
+		c.log.ErrorContext(ctx, "skipping undecodable event", "consumer", c.name, "topic", m.Topic, "offset", m.Offset, "err", err)
 		return true
 	}
 	backoff := 100 * time.Millisecond
@@ -207,13 +207,13 @@ func (c *Consumer) process(ctx, hand context.Context, m kafka.Message) bool {
 		}
 		if IsPermanent(err) {
 			span.SetStatus(codes.Error, "skipped: cannot be applied")
-			c.log.Error("skipping event that cannot be applied", "consumer", c.name, "event_id", e.ID, "type", e.Type, "err", err)
+			c.log.ErrorContext(ctx, "skipping event that cannot be applied", "consumer", c.name, "event_id", e.ID, "type", e.Type, "err", err)
 			return true
 		}
 		if ctx.Err() != nil {
 			return false
 		}
-		c.log.Warn("event failed; will retry", "consumer", c.name, "event_id", e.ID, "type", e.Type, "err", err)
+		c.log.WarnContext(ctx, "event failed; will retry", "consumer", c.name, "event_id", e.ID, "type", e.Type, "err", err)
 		if !sleep(ctx, backoff) {
 			return false
 		}

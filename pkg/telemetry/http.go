@@ -2,7 +2,6 @@ package telemetry
 
 import (
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -40,27 +39,38 @@ func (t *Telemetry) Server(mux http.Handler, o ServerOptions) http.Handler {
 	latency, _ := meter.Float64Histogram(MetricHTTPDuration, metric.WithUnit("s"),
 		metric.WithDescription("HTTP request latency, by route pattern"),
 		metric.WithExplicitBucketBoundaries(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30))
-	var sets sync.Map // route+status -> attribute.Set, built once per pair
-	set := func(route string, status int) attribute.Set {
-		k := route + " " + strconv.Itoa(status)
-		if s, ok := sets.Load(k); ok {
-			return s.(attribute.Set)
+	// Measurement options are built once per route (and status) rather
+	// than on every request: the gateway serves thousands a second.
+	type opts struct {
+		add    metric.AddOption
+		record metric.RecordOption
+	}
+	type key struct {
+		route  string
+		status int
+	}
+	var cache sync.Map // key -> opts
+	optsFor := func(route string, status int) opts {
+		k := key{route, status}
+		if o, ok := cache.Load(k); ok {
+			return o.(opts)
 		}
-		s := attribute.NewSet(attribute.String("route", route), attribute.Int("status", status))
-		sets.Store(k, s)
-		return s
+		o := opts{add: metric.WithAttributeSet(attribute.NewSet(attribute.String("route", route), attribute.Int("status", status))),
+			record: metric.WithAttributeSet(attribute.NewSet(attribute.String("route", route)))}
+		cache.Store(k, o)
+		return o
+	}
+	start := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
+	if !o.TrustParent {
+		start = append(start, trace.WithNewRoot())
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
+		began := time.Now()
 		ctx := r.Context()
-		opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer),
-			trace.WithAttributes(attribute.String("http.request.method", r.Method))}
 		if o.TrustParent {
 			ctx = propagator.Extract(ctx, propagation.HeaderCarrier(r.Header))
-		} else {
-			opts = append(opts, trace.WithNewRoot())
 		}
-		ctx, span := tracer.Start(ctx, r.Method, opts...)
+		ctx, span := tracer.Start(ctx, r.Method, start...)
 		defer span.End()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		in := r.WithContext(ctx)
@@ -69,13 +79,17 @@ func (t *Telemetry) Server(mux http.Handler, o ServerOptions) http.Handler {
 		if route == "" {
 			route = "unmatched"
 		}
-		span.SetName(route)
-		span.SetAttributes(attribute.String("http.route", route), attribute.Int("http.response.status_code", sw.status))
-		if sw.status >= 500 {
-			span.SetStatus(codes.Error, http.StatusText(sw.status))
+		if span.IsRecording() {
+			span.SetName(route)
+			span.SetAttributes(attribute.String("http.request.method", r.Method), attribute.String("http.route", route),
+				attribute.Int("http.response.status_code", sw.status))
+			if sw.status >= 500 {
+				span.SetStatus(codes.Error, http.StatusText(sw.status))
+			}
 		}
-		requests.Add(ctx, 1, metric.WithAttributeSet(set(route, sw.status)))
-		latency.Record(ctx, time.Since(start).Seconds(), metric.WithAttributeSet(attribute.NewSet(attribute.String("route", route))))
+		m := optsFor(route, sw.status)
+		requests.Add(ctx, 1, m.add)
+		latency.Record(ctx, time.Since(began).Seconds(), m.record)
 	})
 }
 

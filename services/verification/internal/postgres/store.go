@@ -17,6 +17,7 @@ import (
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/outbox"
 	"github.com/kycfield/kyc/pkg/pgdb"
+	"github.com/kycfield/kyc/pkg/telemetry"
 	"github.com/kycfield/kyc/services/verification/internal/verification"
 )
 
@@ -189,9 +190,9 @@ func (t *txn) InsertJob(ctx context.Context, j verification.Job) (bool, error) {
 	addr, _ := json.Marshal(j.Address)
 	timeline, _ := json.Marshal(j.Timeline)
 	tag, err := t.tx.Exec(ctx, `INSERT INTO jobs (address_id, customer_id, org_id, env, position, address, status, sequence,
-		due_at, timeline, created_at, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)
+		due_at, timeline, created_at, updated_at, traceparent) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)
 		ON CONFLICT (address_id) DO NOTHING`, j.AddressID, j.CustomerID, j.OrgID, j.Env, j.Position, addr, j.Status,
-		j.Sequence, j.DueAt, timeline, j.CreatedAt, j.UpdatedAt)
+		j.Sequence, j.DueAt, timeline, j.CreatedAt, j.UpdatedAt, telemetry.Traceparent(ctx))
 	if err != nil || tag.RowsAffected() == 0 {
 		return false, err
 	}
@@ -284,17 +285,20 @@ func (t *txn) AddTurnaround(ctx context.Context, orgID, env string, d time.Durat
 	return err
 }
 
-func (t *txn) DueSandbox(ctx context.Context, now time.Time, limit int) ([]string, error) {
+func (t *txn) DueSandbox(ctx context.Context, now time.Time, limit int) ([]verification.SandboxDue, error) {
 	// Lock the cases, not only the jobs: a transition changes the case too,
 	// and two workers must never simulate one customer at once.
-	rows, err := t.tx.Query(ctx, `SELECT c.customer_id FROM cases c WHERE c.customer_id IN (
+	rows, err := t.tx.Query(ctx, `SELECT c.customer_id, coalesce((SELECT j.traceparent FROM jobs j
+			WHERE j.customer_id = c.customer_id AND j.env = 'test' AND j.due_at IS NOT NULL AND j.due_at <= $1
+			  AND j.status IN ('PENDING', 'ASSIGNED', 'IN_PROGRESS') ORDER BY j.due_at LIMIT 1), '')
+		FROM cases c WHERE c.customer_id IN (
 			SELECT customer_id FROM jobs WHERE env = 'test' AND due_at IS NOT NULL AND due_at <= $1
 			   AND status IN ('PENDING', 'ASSIGNED', 'IN_PROGRESS') ORDER BY due_at LIMIT $2)
 		FOR UPDATE OF c SKIP LOCKED`, now, limit)
 	if err != nil {
 		return nil, err
 	}
-	return pgx.CollectRows(rows, pgx.RowTo[string])
+	return pgx.CollectRows(rows, pgx.RowToStructByPos[verification.SandboxDue])
 }
 
 func (t *txn) Emit(ctx context.Context, ch verification.Change) error {

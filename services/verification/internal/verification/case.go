@@ -100,6 +100,14 @@ type Store interface {
 // Waiting is a live job waiting for an agent.
 type Waiting struct{ CustomerID, AddressID string }
 
+// SandboxDue is a customer with sandbox work due; Trace is the trace
+// context (W3C traceparent) its earliest due job was created in, which
+// the simulated visit continues.
+type SandboxDue struct {
+	CustomerID string
+	Trace      string
+}
+
 // Tx is what use cases do inside one transaction.
 type Tx interface {
 	// Case reads a case with its jobs, locked; deleted ones too.
@@ -118,8 +126,8 @@ type Tx interface {
 	// out again).
 	AddTurnaround(ctx context.Context, orgID, env string, d time.Duration, n int) error
 	// DueSandbox locks up to limit open sandbox jobs due by now, skipping
-	// ones another worker holds, and returns their customer ids.
-	DueSandbox(ctx context.Context, now time.Time, limit int) ([]string, error)
+	// ones another worker holds, and returns their customers.
+	DueSandbox(ctx context.Context, now time.Time, limit int) ([]SandboxDue, error)
 	Emit(ctx context.Context, ch Change) error
 	// SetReportURL records where the case's newest report is.
 	SetReportURL(ctx context.Context, orgID, env, customerID, url string) error

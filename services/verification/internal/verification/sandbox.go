@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kycfield/kyc/pkg/ids"
+	"github.com/kycfield/kyc/pkg/telemetry"
 )
 
 // Sandbox configures the simulation that verifies every sandbox address.
@@ -61,7 +62,8 @@ func (s *Service) RunSandbox(ctx context.Context, limit int) (int, error) {
 				return err
 			}
 			found = true
-			c, err := tx.Case(ctx, due[0])
+			ctx := telemetry.WithTraceparent(ctx, due[0].Trace) // the events it emits join the job's trace
+			c, err := tx.Case(ctx, due[0].CustomerID)
 			if err != nil {
 				return err
 			}

@@ -144,7 +144,7 @@ func (d *Dispatcher) deliver(ctx context.Context, j postgres.Job) {
 	defer cancel()
 	if hand.Err() != nil {
 		if err := d.store.Release(bg, j.Delivery.ID); err != nil {
-			d.log.Warn("webhook release failed; the lease will run out", "delivery", j.Delivery.ID, "err", err)
+			d.log.WarnContext(ctx, "webhook release failed; the lease will run out", "delivery", j.Delivery.ID, "err", err)
 		}
 		return
 	}
@@ -156,7 +156,7 @@ func (d *Dispatcher) deliver(ctx context.Context, j postgres.Job) {
 	if err := d.store.Complete(bg, j, a, d.cfg.Schedule, d.cfg.DisableAfter); err != nil {
 		// The lease runs out and the delivery is attempted again: at
 		// least once, never lost.
-		d.log.Warn("webhook attempt not recorded", "delivery", j.Delivery.ID, "err", err)
+		d.log.WarnContext(ctx, "webhook attempt not recorded", "delivery", j.Delivery.ID, "err", err)
 	}
 }
 
