@@ -58,14 +58,14 @@ func TestOneTraceFromGatewayToWebhook(t *testing.T) {
 	})
 	// Each hop, by the service that exports it and what it is.
 	hops := []struct{ what, service, kind, name string }{
-		{"gateway -> customer call", "gateway", "SPAN_KIND_CLIENT", "POST"},
+		{"gateway -> customer call", "gateway", "SPAN_KIND_CLIENT", "HTTP POST"},
 		{"customer serves the create", "customer", "SPAN_KIND_SERVER", "POST /api/v1/customers"},
 		{"customer's outbox relay publishes", "customer", "SPAN_KIND_PRODUCER", "publish " + q.Bus.Topic(event.TopicCustomer)},
 		{"verification consumes it", "verification", "SPAN_KIND_CONSUMER", "process " + q.Bus.Topic(event.TopicCustomer)},
 		{"verification's relay publishes the address update", "verification", "SPAN_KIND_PRODUCER", "publish " + q.Bus.Topic(event.TopicVerification)},
 		{"webhook consumes it", "webhook", "SPAN_KIND_CONSUMER", "process " + q.Bus.Topic(event.TopicVerification)},
 		{"webhook attempt", "webhook", "SPAN_KIND_INTERNAL", "webhook delivery"},
-		{"webhook POST to the receiver", "webhook", "SPAN_KIND_CLIENT", "POST"},
+		{"webhook POST to the receiver", "webhook", "SPAN_KIND_CLIENT", "HTTP POST"},
 	}
 	// One tree: every span but the gateway's root has its parent in the
 	// trace (spans arrive in batches, so the test waits for it).

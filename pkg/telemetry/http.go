@@ -5,10 +5,10 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/propagation"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -23,17 +23,39 @@ const (
 type ServerOptions struct {
 	// TrustParent continues a trace whose traceparent arrives with the
 	// request (an internal caller: the gateway). The gateway itself, facing
-	// clients, leaves it false and starts every trace afresh.
+	// clients, leaves it false: every request starts a trace of its own,
+	// linked to (never a child of) whatever a client sent.
 	TrustParent bool
 }
 
 // Server wraps mux (a *http.ServeMux, or a handler that hands the
-// request it gets to one unchanged) with a server span and the request
-// metrics. Both are labelled with the mux pattern that matched (never the
-// raw path, which holds ids): the mux writes it into the request it is
-// given, which is the one this middleware made.
+// request it gets to one unchanged) with otelhttp's server span and our
+// request metrics. Both are named by the mux pattern that matched (never
+// the raw path, which holds ids): the mux writes it into the request it
+// is given, which is the one otelhttp made and reads back after serving.
+// otelhttp's own metrics are off: the kyc_http_* pair below is what the
+// dashboard reads, labelled by route as the semantic-convention ones are
+// not on every version.
 func (t *Telemetry) Server(mux http.Handler, o ServerOptions) http.Handler {
-	tracer := t.Tracers.Tracer("github.com/kycfield/kyc/pkg/telemetry")
+	opts := []otelhttp.Option{otelhttp.WithTracerProvider(t.Tracers), otelhttp.WithPropagators(propagator),
+		otelhttp.WithMeterProvider(metricnoop.NewMeterProvider()), otelhttp.WithSpanNameFormatter(spanName)}
+	if !o.TrustParent {
+		opts = append(opts, otelhttp.WithPublicEndpointFn(func(*http.Request) bool { return true }))
+	}
+	return otelhttp.NewHandler(t.measured(mux), "http", opts...)
+}
+
+// spanName is the route pattern once the mux has matched, the method
+// before (and for requests no route matched).
+func spanName(_ string, r *http.Request) string {
+	if r.Pattern != "" {
+		return r.Pattern
+	}
+	return r.Method
+}
+
+// measured counts and times every request by route pattern and status.
+func (t *Telemetry) measured(mux http.Handler) http.Handler {
 	meter := t.Meter("github.com/kycfield/kyc/pkg/telemetry")
 	requests, _ := meter.Int64Counter(MetricHTTPRequests, metric.WithDescription("HTTP requests served, by route pattern and status"))
 	latency, _ := meter.Float64Histogram(MetricHTTPDuration, metric.WithUnit("s"),
@@ -60,36 +82,19 @@ func (t *Telemetry) Server(mux http.Handler, o ServerOptions) http.Handler {
 		cache.Store(k, o)
 		return o
 	}
-	start := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
-	if !o.TrustParent {
-		start = append(start, trace.WithNewRoot())
-	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		began := time.Now()
-		ctx := r.Context()
-		if o.TrustParent {
-			ctx = propagator.Extract(ctx, propagation.HeaderCarrier(r.Header))
-		}
-		ctx, span := tracer.Start(ctx, r.Method, start...)
-		defer span.End()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		in := r.WithContext(ctx)
-		mux.ServeHTTP(sw, in)
-		route := in.Pattern
+		mux.ServeHTTP(sw, r)
+		route := r.Pattern
 		if route == "" {
 			route = "unmatched"
-		}
-		if span.IsRecording() {
-			span.SetName(route)
-			span.SetAttributes(attribute.String("http.request.method", r.Method), attribute.String("http.route", route),
-				attribute.Int("http.response.status_code", sw.status))
-			if sw.status >= 500 {
-				span.SetStatus(codes.Error, http.StatusText(sw.status))
-			}
+		} else if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
+			span.SetAttributes(attribute.String("http.route", route))
 		}
 		m := optsFor(route, sw.status)
-		requests.Add(ctx, 1, m.add)
-		latency.Record(ctx, time.Since(began).Seconds(), m.record)
+		requests.Add(r.Context(), 1, m.add)
+		latency.Record(r.Context(), time.Since(began).Seconds(), m.record)
 	})
 }
 
@@ -114,38 +119,12 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach Flush and deadlines.
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// Transport wraps base (nil: http.DefaultTransport) so that every request
-// gets a client span and carries its trace context in traceparent.
+// Transport wraps base (nil: http.DefaultTransport) with otelhttp's client
+// span, which also carries the trace context in traceparent.
 func (t *Telemetry) Transport(base http.RoundTripper) http.RoundTripper {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return &transport{base: base, tracer: t.Tracers.Tracer("github.com/kycfield/kyc/pkg/telemetry")}
-}
-
-type transport struct {
-	base   http.RoundTripper
-	tracer trace.Tracer
-}
-
-func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
-	ctx, span := t.tracer.Start(r.Context(), r.Method, trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(attribute.String("http.request.method", r.Method), attribute.String("server.address", r.URL.Host)))
-	defer span.End()
-	if sc := span.SpanContext(); sc.IsValid() {
-		// A RoundTripper must not change the caller's request: a clone
-		// carries the header.
-		r = r.Clone(ctx)
-		propagator.Inject(ctx, propagation.HeaderCarrier(r.Header))
-	}
-	resp, err := t.base.RoundTrip(r)
-	if err != nil {
-		span.SetStatus(codes.Error, "no response")
-		return nil, err
-	}
-	span.SetAttributes(attribute.Int("http.response.status_code", resp.StatusCode))
-	if resp.StatusCode >= 500 {
-		span.SetStatus(codes.Error, http.StatusText(resp.StatusCode))
-	}
-	return resp, nil
+	return otelhttp.NewTransport(base, otelhttp.WithTracerProvider(t.Tracers), otelhttp.WithPropagators(propagator),
+		otelhttp.WithMeterProvider(metricnoop.NewMeterProvider()))
 }

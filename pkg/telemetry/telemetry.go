@@ -50,7 +50,7 @@ func New(ctx context.Context, service string) (*Telemetry, error) {
 		if err != nil {
 			return nil, err
 		}
-		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(te), sdktrace.WithResource(res))
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(noQueries{te}), sdktrace.WithResource(res))
 		t.Tracers = tp
 		t.closers = append(t.closers, tp.Shutdown)
 	}

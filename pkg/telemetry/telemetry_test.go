@@ -43,7 +43,7 @@ func TestOneTraceAcrossHTTPHopsAndRouteMetrics(t *testing.T) {
 	client := &http.Client{Transport: edgeTel.Transport(nil)}
 	front := http.NewServeMux()
 	front.HandleFunc("GET /v1/items/{id}", func(w http.ResponseWriter, r *http.Request) {
-		req, _ := http.NewRequestWithContext(r.Context(), "GET", svc.URL+"/items/"+r.PathValue("id"), nil)
+		req, _ := http.NewRequestWithContext(r.Context(), "GET", svc.URL+"/items/"+r.PathValue("id")+"?"+r.URL.RawQuery, nil)
 		resp, err := client.Do(req)
 		if err != nil {
 			t.Error(err)
@@ -55,7 +55,7 @@ func TestOneTraceAcrossHTTPHopsAndRouteMetrics(t *testing.T) {
 	edge := httptest.NewServer(edgeTel.Server(front, telemetry.ServerOptions{}))
 	defer edge.Close()
 
-	req, _ := http.NewRequest("GET", edge.URL+"/v1/items/itm_secret42", nil)
+	req, _ := http.NewRequest("GET", edge.URL+"/v1/items/itm_secret42?search=08031234567", nil)
 	forged := "00-11111111111111111111111111111111-2222222222222222-01"
 	req.Header.Set("traceparent", forged)
 	resp, err := http.DefaultClient.Do(req)
@@ -83,9 +83,14 @@ func TestOneTraceAcrossHTTPHopsAndRouteMetrics(t *testing.T) {
 		if strings.Contains(s.Name, "secret42") {
 			t.Errorf("span named with the raw path: %s", s.Name)
 		}
+		for k, v := range s.Attrs {
+			if strings.Contains(v, "08031234567") {
+				t.Errorf("span %s keeps the query (a customer search) in %s: %s", s.Name, k, v)
+			}
+		}
 	}
 	root, ok1 := byName["edge SPAN_KIND_SERVER GET /v1/items/{id}"]
-	call, ok2 := byName["edge SPAN_KIND_CLIENT GET"]
+	call, ok2 := byName["edge SPAN_KIND_CLIENT HTTP GET"]
 	served, ok3 := byName["items SPAN_KIND_SERVER GET /items/{id}"]
 	if !ok1 || !ok2 || !ok3 {
 		t.Fatalf("spans: %+v", spans)
