@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -219,4 +220,61 @@ func TestDashboardAppCustomers(t *testing.T) {
 	other := create(t, otherKey, newCustomer(nil))
 	d.do(chromedp.Navigate(P.GatewayURL + "/dashboard/#/customers/" + other.ID))
 	d.seeIn("customer-error", "Customer not found")
+}
+
+// TestDashboardAppWebhooks: an endpoint on a loopback receiver is added
+// in the page, its secret revealed and rotated, a test event shows in
+// the delivery log; with the receiver failing the delivery fails, and
+// once it answers again the page's retry succeeds.
+func TestDashboardAppWebhooks(t *testing.T) {
+	t.Parallel()
+	var failing atomic.Bool
+	recv := newHookReceiver(t, func(int) int {
+		if failing.Load() {
+			return http.StatusInternalServerError
+		}
+		return http.StatusOK
+	})
+	d := newDashPage(t)
+	d.signUp(false)
+	d.do(chromedp.Navigate(P.GatewayURL+"/dashboard/#/webhooks"), chromedp.WaitVisible(chromedp.ID("hook-url")),
+		chromedp.SendKeys(chromedp.ID("hook-url"), "ftp://nowhere"), tap(chromedp.ID("add-endpoint")))
+	d.seeIn("hook-url-err", "must use http or https")
+	d.do(chromedp.SetValue(chromedp.ID("hook-url"), recv.URL+"/kyc"), chromedp.SendKeys(chromedp.ID("hook-description"), "Loan origination"),
+		tap(chromedp.ID("add-endpoint")), chromedp.WaitVisible(chromedp.ID("hook-secret")))
+	secret := d.value(`document.getElementById("hook-secret").value`)
+	if !strings.HasPrefix(secret, "whsec_") {
+		t.Fatalf("secret %q", secret)
+	}
+	d.do(tap(chromedp.CSS(`#secret-slot button.secondary`)), tap(chromedp.ID("reveal-secret")), chromedp.WaitVisible(chromedp.ID("hook-secret")))
+	if got := d.value(`document.getElementById("hook-secret").value`); got != secret {
+		t.Fatalf("revealed %q, created %q", got, secret)
+	}
+
+	d.do(tap(chromedp.ID("send-test")))
+	d.do(chromedp.WaitVisible(chromedp.CSS(`tr[data-status="succeeded"]`)))
+	d.see("webhook.test")
+	if n := len(recv.ofType(t, secret, "webhook.test")); n != 1 {
+		t.Fatalf("the receiver got %d test events", n)
+	}
+
+	failing.Store(true)
+	d.do(tap(chromedp.ID("send-test")))
+	d.do(chromedp.WaitVisible(chromedp.CSS(`tr[data-status="exhausted"]`)))
+	d.see("receiver says 500: try again later")
+	d.shot("07-webhook-log")
+	failing.Store(false)
+	d.do(tap(chromedp.CSS(`tr[data-status="exhausted"] button`)))
+	d.do(chromedp.PollFunction[chromedp.Void](`() => document.querySelectorAll('tr[data-status="succeeded"]').length === 2`,
+		chromedp.WithPollingTimeout(time.Minute)))
+
+	d.do(tap(chromedp.ID("rotate-secret")), tap(chromedp.ID("confirm-action")))
+	d.see("New signing secret")
+	if got := d.value(`document.getElementById("hook-secret").value`); got == secret || !strings.HasPrefix(got, "whsec_") {
+		t.Fatalf("rotated secret %q", got)
+	}
+	d.do(tap(chromedp.ID("toggle-endpoint")))
+	d.seeIn("endpoint-state", "Disabled")
+	d.do(tap(chromedp.ID("delete-endpoint")), tap(chromedp.ID("confirm-action")))
+	d.see("No endpoints yet.")
 }
