@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -277,4 +280,56 @@ func TestDashboardAppWebhooks(t *testing.T) {
 	d.seeIn("endpoint-state", "Disabled")
 	d.do(tap(chromedp.ID("delete-endpoint")), tap(chromedp.ID("confirm-action")))
 	d.see("No endpoints yet.")
+}
+
+// TestDashboardAppWhiteLabel: after moving to Enterprise in the page, the
+// White label page appears; its preview follows the form, and what it
+// saves is what the API (and so the next report) uses.
+func TestDashboardAppWhiteLabel(t *testing.T) {
+	t.Parallel()
+	d := newDashPage(t)
+	d.signUp(false)
+	key := d.testKey()
+	if d.value(`String(!!document.querySelector('nav a[href="#/branding"]'))`) != "false" {
+		t.Fatal("White label offered on the Developer plan")
+	}
+	d.do(chromedp.Navigate(P.GatewayURL+"/dashboard/#/plan"), tap(chromedp.ID("choose-enterprise")), tap(chromedp.ID("confirm-plan")))
+	d.seeIn("current-plan", "Enterprise")
+
+	img := image.NewRGBA(image.Rect(0, 0, 60, 20))
+	for x := range 60 {
+		for y := range 20 {
+			img.Set(x, y, color.White)
+			if x > 4 && x < 16 && y > 4 && y < 16 {
+				img.Set(x, y, color.RGBA{R: 245, G: 158, B: 11, A: 255})
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	logo := filepath.Join(t.TempDir(), "logo.png")
+	if err := os.WriteFile(logo, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d.do(tap(chromedp.CSS(`nav a[href="#/branding"]`)), chromedp.WaitVisible(chromedp.ID("brand-name")),
+		chromedp.SendKeys(chromedp.ID("brand-name"), "Zenith Microfinance"), chromedp.SetValue(chromedp.ID("brand-colour"), "#7a1fa2"),
+		chromedp.SetUploadFiles(chromedp.ID("brand-logo"), []string{logo}))
+	d.do(chromedp.PollFunction[chromedp.Void](`() => !!document.querySelector(".report-preview .band img")`, chromedp.WithPollingTimeout(time.Minute)))
+	if got := d.value(`document.querySelector(".report-preview .band").innerText`); got != "Zenith Microfinance" {
+		t.Fatalf("the preview shows %q", got)
+	}
+	d.do(tap(chromedp.ID("save-branding")))
+	d.seeIn("branding-status", "Saved")
+	d.shot("08-white-label")
+	r := P.API(t, "GET", "/api/v1/reports/branding", key, nil)
+	var b struct {
+		DisplayName, AccentColour string
+		HasLogo                   bool
+	}
+	r.Decode(t, &b)
+	if b.DisplayName != "Zenith Microfinance" || !strings.EqualFold(b.AccentColour, "#7a1fa2") || !b.HasLogo {
+		t.Fatalf("branding saved: %s", r.Body)
+	}
 }
