@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -332,4 +333,83 @@ func TestDashboardAppWhiteLabel(t *testing.T) {
 	if b.DisplayName != "Zenith Microfinance" || !strings.EqualFold(b.AccentColour, "#7a1fa2") || !b.HasLogo {
 		t.Fatalf("branding saved: %s", r.Body)
 	}
+}
+
+// unlabelledJS lists the controls a screen reader could not name.
+const unlabelledJS = `[...document.querySelectorAll("input, select, textarea, button, a[href]")].filter((e) => {
+	if (e.offsetParent === null && e.type !== "radio") return false;
+	const named = (e.labels && e.labels.length) || e.getAttribute("aria-label") || e.getAttribute("aria-labelledby") ||
+		(e.tagName === "BUTTON" || e.tagName === "A") && e.innerText.trim();
+	return !named;
+}).map((e) => e.outerHTML.slice(0, 80)).join("\n")`
+
+// TestDashboardAppAccessible: every page at 360 px needs no sideways
+// scrolling and names every control; the keyboard alone skips to the
+// content and creates a key.
+func TestDashboardAppAccessible(t *testing.T) {
+	t.Parallel()
+	d := newDashPage(t)
+	d.signUp(false)
+	key := d.testKey()
+	c := create(t, key, newCustomer(map[string]any{"firstName": "Adaeze", "lastName": surname()}))
+	waitOverall(t, key, c.ID, "VERIFIED")
+	recv := newHookReceiver(t, nil)
+	if r := d.api("POST", "/api/v1/webhooks", map[string]any{"url": recv.URL + "/kyc"}); r == "" {
+		t.Fatal("no webhook")
+	}
+	d.do(chromedp.Navigate(P.GatewayURL+"/dashboard/#/plan"), tap(chromedp.ID("choose-enterprise")), tap(chromedp.ID("confirm-plan")))
+	d.seeIn("current-plan", "Enterprise")
+	d.do(chromedp.EmulateViewport(360, 800))
+	for _, page := range []struct{ hash, shows string }{
+		{"keys", "Your keys"}, {"plan", "Invoice preview"}, {"customers", "Adaeze"}, {"customers/" + c.ID, "Timeline"},
+		{"webhooks", recv.URL}, {"branding", "Preview"},
+	} {
+		d.do(chromedp.Navigate(P.GatewayURL + "/dashboard/#/" + page.hash))
+		d.see(page.shows)
+		if page.hash == "webhooks" {
+			d.do(tap(chromedp.CSS(`td a`)))
+			d.see("Delivery log")
+		}
+		time.Sleep(200 * time.Millisecond)
+		if w := d.value(`String(document.documentElement.scrollWidth)`); w != "360" {
+			t.Errorf("#/%s at 360 px is %s px wide", page.hash, w)
+		}
+		if bad := d.value(unlabelledJS); bad != "" {
+			t.Errorf("#/%s has controls without a name:\n%s", page.hash, bad)
+		}
+	}
+	d.shot("09-customer-360px")
+
+	// Keyboard only: the first Tab reaches "Skip to content", Enter moves
+	// into the page; typing a name and Enter in the form creates a key.
+	d.do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(P.GatewayURL+"/dashboard/#/keys"), chromedp.Reload(),
+		chromedp.WaitVisible(chromedp.ID("key-name")), chromedp.KeyEvent("\t"))
+	if got := d.value(`document.activeElement.innerText`); got != "Skip to content" {
+		t.Fatalf("the first Tab reached %q", got)
+	}
+	d.do(chromedp.KeyEvent("\r"))
+	if got := d.value(`document.activeElement.id + location.hash`); got != "main#/keys" {
+		t.Fatalf("after Skip to content: %q", got)
+	}
+	d.do(chromedp.Focus(chromedp.ID("key-name")), chromedp.KeyEvent("\b\b\b\b\b\b\b"), chromedp.KeyEvent("keyboard-made"), chromedp.KeyEvent("\r"))
+	d.do(chromedp.WaitVisible(chromedp.ID("new-key")))
+	if d.value(`document.activeElement.id`) != "new-key" {
+		t.Fatalf("focus after creating a key is on %q, not the key to copy", d.value(`document.activeElement.id`))
+	}
+	d.see("keyboard-made")
+}
+
+// api calls the public API from the page, with its session.
+func (d *dashPage) api(method, path string, body any) string {
+	d.t.Helper()
+	b, _ := json.Marshal(body)
+	v, err := chromedp.Run(d.ctx, chromedp.Evaluate[string](fmt.Sprintf(`(async () => {
+		const me = await (await fetch("/dashboard/v1/me")).json();
+		const r = await fetch(%q, {method: %q, body: %q, headers: {"Content-Type": "application/json", "X-CSRF-Token": me.data.csrfToken, "KYC-Environment": "test"}});
+		return r.ok ? await r.text() : "";
+	})()`, path, method, string(b)), chromedp.EvalAwaitPromise))
+	if err != nil {
+		d.t.Fatalf("fetch %s: %v", path, err)
+	}
+	return v
 }
