@@ -81,6 +81,18 @@ func (d *dashPage) fitsPhone(shot string) {
 	d.do(chromedp.EmulateViewport(1280, 900))
 }
 
+// transferred is what the page has downloaded so far, headers included,
+// API calls excepted (reported in BENCHMARKS.md, not asserted).
+func (d *dashPage) transferred() float64 {
+	d.t.Helper()
+	n, err := chromedp.Run(d.ctx, chromedp.Evaluate[float64](`[...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")]
+		.filter((e) => !e.name.includes("/v1/")).reduce((n, e) => n + e.transferSize, 0)`))
+	if err != nil {
+		d.t.Fatalf("transferred: %v", err)
+	}
+	return n
+}
+
 // TestDashboardAppKeys: sign up in the page, create a sandbox key, use it
 // from a plain HTTP client, revoke it in the page and see the next call
 // refused; log out and in again.
@@ -89,6 +101,8 @@ func TestDashboardAppKeys(t *testing.T) {
 	d := newDashPage(t)
 	email := d.signUp(true)
 	d.see("Sandbox: test data only")
+	// Sign-up page, then the keys page: the first load of a new user.
+	d.t.Logf("dashboard first load (sign-up and keys pages): %.0f bytes transferred", d.transferred())
 
 	d.do(chromedp.SetValue(chromedp.ID("key-name"), "loan-service"), tap(chromedp.ID("create-key")), chromedp.WaitVisible(chromedp.ID("new-key")))
 	key := d.value(`document.getElementById("new-key").value`)
