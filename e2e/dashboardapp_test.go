@@ -233,6 +233,21 @@ func TestDashboardAppCustomers(t *testing.T) {
 		}
 	}
 
+	// Cursor pages: 22 customers are two pages of 20, forward and back.
+	for range 20 {
+		create(t, key, newCustomer(nil))
+	}
+	d.do(chromedp.Navigate(P.GatewayURL+"/dashboard/#/customers"), chromedp.WaitVisible(chromedp.ID("search")),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("search").value = ""`), tap(chromedp.ID("search-go")))
+	d.see("1-20 of 22")
+	d.do(tap(chromedp.ID("next-page")))
+	d.see("21-22 of 22")
+	if n := d.value(`String(document.querySelectorAll("#results tbody tr").length)`); n != "2" {
+		t.Fatalf("the second page has %s rows", n)
+	}
+	d.do(tap(chromedp.ID("prev-page")))
+	d.see("1-20 of 22")
+
 	// Another organization's customer: not found, in words.
 	_, otherKey := P.NewKey(t, P.NewOrg(t, "developer"), "test")
 	other := create(t, otherKey, newCustomer(nil))
