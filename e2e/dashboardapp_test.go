@@ -426,6 +426,15 @@ func TestDashboardAppAccessible(t *testing.T) {
 		t.Fatalf("focus after creating a key is on %q, not the key to copy", d.value(`document.activeElement.id`))
 	}
 	d.see("keyboard-made")
+	// A confirmation's Cancel puts the keyboard back where it was.
+	d.do(chromedp.Focus(chromedp.CSS(`tbody button[data-act="revoke"]`)), chromedp.KeyEvent("\r"), chromedp.WaitVisible(chromedp.ID("confirm-revoke")))
+	if d.value(`document.activeElement.id`) != "confirm-revoke" {
+		t.Fatal("the confirmation does not take the focus")
+	}
+	d.do(chromedp.KeyEvent("\t"), chromedp.KeyEvent("\r"))
+	if d.value(`document.activeElement.dataset.act || ""`) != "revoke" {
+		t.Fatalf("after Cancel the focus is on %q", d.value(`document.activeElement.outerHTML`))
+	}
 }
 
 // api calls the public API from the page, with its session.

@@ -100,9 +100,10 @@ function details(e, path, draw, secretSlot, log) {
 
 // confirmIn asks before an action that cannot be taken back.
 function confirmIn(box, question, label, fn) {
+  const from = document.activeElement;
   const yes = h("button", { type: "button", class: "danger", id: "confirm-action", onclick: () => busy(yes, box, fn) }, label);
   const panel = h("div", { class: "card notice", role: "group", "aria-label": question }, h("p", {}, question), yes,
-    h("button", { type: "button", class: "secondary", onclick: () => panel.remove() }, "Cancel"));
+    h("button", { type: "button", class: "secondary", onclick: () => { panel.remove(); from.focus(); } }, "Cancel"));
   box.after(panel);
   yes.focus();
 }
