@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
@@ -73,7 +75,34 @@ func newChromium(t *testing.T, app string) *chromium {
 		}
 	}()
 	t.Cleanup(func() { stop(); <-done })
+	c.refuseSecurityErrors()
 	return c
+}
+
+// refuseSecurityErrors fails the test on what the browser's console
+// reports as a security error: above all a Content-Security-Policy
+// violation (an inline style or script the page's policy blocks), which
+// throws nothing and would otherwise pass unnoticed.
+func (c *chromium) refuseSecurityErrors() {
+	ctx, stop := context.WithCancel(c.ctx)
+	entries := chromedp.Events(ctx, cdplog.EntryAdded)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev, err := range entries {
+			if err != nil {
+				return
+			}
+			if e := ev.Entry; e != nil && e.Source == cdplog.EntrySourceSecurity {
+				c.t.Errorf("the browser reported: %s (%s)", e.Text, e.URL)
+			}
+		}
+	}()
+	c.t.Cleanup(func() { stop(); <-done })
+	c.do(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, cdplog.Enable, cdp.Empty{})
+		return err
+	}))
 }
 
 // do runs browser steps; one minute each is far beyond what they need.

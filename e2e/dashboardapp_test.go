@@ -3,12 +3,17 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -76,6 +81,18 @@ func (d *dashPage) fitsPhone(shot string) {
 	d.do(chromedp.EmulateViewport(1280, 900))
 }
 
+// transferred is what the page has downloaded so far, headers included,
+// API calls excepted (reported in BENCHMARKS.md, not asserted).
+func (d *dashPage) transferred() float64 {
+	d.t.Helper()
+	n, err := chromedp.Run(d.ctx, chromedp.Evaluate[float64](`[...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")]
+		.filter((e) => !e.name.includes("/v1/")).reduce((n, e) => n + e.transferSize, 0)`))
+	if err != nil {
+		d.t.Fatalf("transferred: %v", err)
+	}
+	return n
+}
+
 // TestDashboardAppKeys: sign up in the page, create a sandbox key, use it
 // from a plain HTTP client, revoke it in the page and see the next call
 // refused; log out and in again.
@@ -84,6 +101,8 @@ func TestDashboardAppKeys(t *testing.T) {
 	d := newDashPage(t)
 	email := d.signUp(true)
 	d.see("Sandbox: test data only")
+	// Sign-up page, then the keys page: the first load of a new user.
+	d.t.Logf("dashboard first load (sign-up and keys pages): %.0f bytes transferred", d.transferred())
 
 	d.do(chromedp.SetValue(chromedp.ID("key-name"), "loan-service"), tap(chromedp.ID("create-key")), chromedp.WaitVisible(chromedp.ID("new-key")))
 	key := d.value(`document.getElementById("new-key").value`)
@@ -214,9 +233,221 @@ func TestDashboardAppCustomers(t *testing.T) {
 		}
 	}
 
+	// Cursor pages: 22 customers are two pages of 20, forward and back.
+	for range 20 {
+		create(t, key, newCustomer(nil))
+	}
+	d.do(chromedp.Navigate(P.GatewayURL+"/dashboard/#/customers"), chromedp.WaitVisible(chromedp.ID("search")),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("search").value = ""`), tap(chromedp.ID("search-go")))
+	d.see("1-20 of 22")
+	d.do(tap(chromedp.ID("next-page")))
+	d.see("21-22 of 22")
+	if n := d.value(`String(document.querySelectorAll("#results tbody tr").length)`); n != "2" {
+		t.Fatalf("the second page has %s rows", n)
+	}
+	d.do(tap(chromedp.ID("prev-page")))
+	d.see("1-20 of 22")
+
 	// Another organization's customer: not found, in words.
 	_, otherKey := P.NewKey(t, P.NewOrg(t, "developer"), "test")
 	other := create(t, otherKey, newCustomer(nil))
 	d.do(chromedp.Navigate(P.GatewayURL + "/dashboard/#/customers/" + other.ID))
 	d.seeIn("customer-error", "Customer not found")
+}
+
+// TestDashboardAppWebhooks: an endpoint on a loopback receiver is added
+// in the page, its secret revealed and rotated, a test event shows in
+// the delivery log; with the receiver failing the delivery fails, and
+// once it answers again the page's retry succeeds.
+func TestDashboardAppWebhooks(t *testing.T) {
+	t.Parallel()
+	var failing atomic.Bool
+	recv := newHookReceiver(t, func(int) int {
+		if failing.Load() {
+			return http.StatusInternalServerError
+		}
+		return http.StatusOK
+	})
+	d := newDashPage(t)
+	d.signUp(false)
+	d.do(chromedp.Navigate(P.GatewayURL+"/dashboard/#/webhooks"), chromedp.WaitVisible(chromedp.ID("hook-url")),
+		chromedp.SendKeys(chromedp.ID("hook-url"), "ftp://nowhere"), tap(chromedp.ID("add-endpoint")))
+	d.seeIn("hook-url-err", "must use http or https")
+	d.do(chromedp.SetValue(chromedp.ID("hook-url"), recv.URL+"/kyc"), chromedp.SendKeys(chromedp.ID("hook-description"), "Loan origination"),
+		tap(chromedp.ID("add-endpoint")), chromedp.WaitVisible(chromedp.ID("hook-secret")))
+	secret := d.value(`document.getElementById("hook-secret").value`)
+	if !strings.HasPrefix(secret, "whsec_") {
+		t.Fatalf("secret %q", secret)
+	}
+	d.do(tap(chromedp.CSS(`#secret-slot button.secondary`)), tap(chromedp.ID("reveal-secret")), chromedp.WaitVisible(chromedp.ID("hook-secret")))
+	if got := d.value(`document.getElementById("hook-secret").value`); got != secret {
+		t.Fatalf("revealed %q, created %q", got, secret)
+	}
+
+	d.do(tap(chromedp.ID("send-test")))
+	d.do(chromedp.WaitVisible(chromedp.CSS(`tr[data-status="succeeded"]`)))
+	d.see("webhook.test")
+	if n := len(recv.ofType(t, secret, "webhook.test")); n != 1 {
+		t.Fatalf("the receiver got %d test events", n)
+	}
+
+	failing.Store(true)
+	d.do(tap(chromedp.ID("send-test")))
+	d.do(chromedp.WaitVisible(chromedp.CSS(`tr[data-status="exhausted"]`)))
+	d.see("receiver says 500: try again later")
+	d.shot("07-webhook-log")
+	failing.Store(false)
+	d.do(tap(chromedp.CSS(`tr[data-status="exhausted"] button`)))
+	d.do(chromedp.PollFunction[chromedp.Void](`() => document.querySelectorAll('tr[data-status="succeeded"]').length === 2`,
+		chromedp.WithPollingTimeout(time.Minute)))
+
+	d.do(tap(chromedp.ID("rotate-secret")), tap(chromedp.ID("confirm-action")))
+	d.see("New signing secret")
+	if got := d.value(`document.getElementById("hook-secret").value`); got == secret || !strings.HasPrefix(got, "whsec_") {
+		t.Fatalf("rotated secret %q", got)
+	}
+	d.do(tap(chromedp.ID("toggle-endpoint")))
+	d.seeIn("endpoint-state", "Disabled")
+	d.do(tap(chromedp.ID("delete-endpoint")), tap(chromedp.ID("confirm-action")))
+	d.see("No endpoints yet.")
+}
+
+// TestDashboardAppWhiteLabel: after moving to Enterprise in the page, the
+// White label page appears; its preview follows the form, and what it
+// saves is what the API (and so the next report) uses.
+func TestDashboardAppWhiteLabel(t *testing.T) {
+	t.Parallel()
+	d := newDashPage(t)
+	d.signUp(false)
+	key := d.testKey()
+	if d.value(`String(!!document.querySelector('nav a[href="#/branding"]'))`) != "false" {
+		t.Fatal("White label offered on the Developer plan")
+	}
+	d.do(chromedp.Navigate(P.GatewayURL+"/dashboard/#/plan"), tap(chromedp.ID("choose-enterprise")), tap(chromedp.ID("confirm-plan")))
+	d.seeIn("current-plan", "Enterprise")
+
+	img := image.NewRGBA(image.Rect(0, 0, 60, 20))
+	for x := range 60 {
+		for y := range 20 {
+			img.Set(x, y, color.White)
+			if x > 4 && x < 16 && y > 4 && y < 16 {
+				img.Set(x, y, color.RGBA{R: 245, G: 158, B: 11, A: 255})
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	logo := filepath.Join(t.TempDir(), "logo.png")
+	if err := os.WriteFile(logo, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d.do(tap(chromedp.CSS(`nav a[href="#/branding"]`)), chromedp.WaitVisible(chromedp.ID("brand-name")),
+		chromedp.SendKeys(chromedp.ID("brand-name"), "Zenith Microfinance"), chromedp.SetValue(chromedp.ID("brand-colour"), "#7a1fa2"),
+		chromedp.SetUploadFiles(chromedp.ID("brand-logo"), []string{logo}))
+	d.do(chromedp.PollFunction[chromedp.Void](`() => !!document.querySelector(".report-preview .band img")`, chromedp.WithPollingTimeout(time.Minute)))
+	if got := d.value(`document.querySelector(".report-preview .band").innerText`); got != "Zenith Microfinance" {
+		t.Fatalf("the preview shows %q", got)
+	}
+	d.do(tap(chromedp.ID("save-branding")))
+	d.seeIn("branding-status", "Saved")
+	d.shot("08-white-label")
+	r := P.API(t, "GET", "/api/v1/reports/branding", key, nil)
+	var b struct {
+		DisplayName, AccentColour string
+		HasLogo                   bool
+	}
+	r.Decode(t, &b)
+	if b.DisplayName != "Zenith Microfinance" || !strings.EqualFold(b.AccentColour, "#7a1fa2") || !b.HasLogo {
+		t.Fatalf("branding saved: %s", r.Body)
+	}
+}
+
+// unlabelledJS lists the controls a screen reader could not name.
+const unlabelledJS = `[...document.querySelectorAll("input, select, textarea, button, a[href]")].filter((e) => {
+	if (e.offsetParent === null && e.type !== "radio") return false;
+	const named = (e.labels && e.labels.length) || e.getAttribute("aria-label") || e.getAttribute("aria-labelledby") ||
+		(e.tagName === "BUTTON" || e.tagName === "A") && e.innerText.trim();
+	return !named;
+}).map((e) => e.outerHTML.slice(0, 80)).join("\n")`
+
+// TestDashboardAppAccessible: every page at 360 px needs no sideways
+// scrolling and names every control; the keyboard alone skips to the
+// content and creates a key.
+func TestDashboardAppAccessible(t *testing.T) {
+	t.Parallel()
+	d := newDashPage(t)
+	d.signUp(false)
+	key := d.testKey()
+	c := create(t, key, newCustomer(map[string]any{"firstName": "Adaeze", "lastName": surname()}))
+	waitOverall(t, key, c.ID, "VERIFIED")
+	recv := newHookReceiver(t, nil)
+	if r := d.api("POST", "/api/v1/webhooks", map[string]any{"url": recv.URL + "/kyc"}); r == "" {
+		t.Fatal("no webhook")
+	}
+	d.do(chromedp.Navigate(P.GatewayURL+"/dashboard/#/plan"), tap(chromedp.ID("choose-enterprise")), tap(chromedp.ID("confirm-plan")))
+	d.seeIn("current-plan", "Enterprise")
+	d.do(chromedp.EmulateViewport(360, 800))
+	for _, page := range []struct{ hash, shows string }{
+		{"keys", "Your keys"}, {"plan", "Invoice preview"}, {"customers", "Adaeze"}, {"customers/" + c.ID, "Timeline"},
+		{"webhooks", recv.URL}, {"branding", "Preview"},
+	} {
+		d.do(chromedp.Navigate(P.GatewayURL + "/dashboard/#/" + page.hash))
+		d.see(page.shows)
+		if page.hash == "webhooks" {
+			d.do(tap(chromedp.CSS(`td a`)))
+			d.see("Delivery log")
+		}
+		time.Sleep(200 * time.Millisecond)
+		if w := d.value(`String(document.documentElement.scrollWidth)`); w != "360" {
+			t.Errorf("#/%s at 360 px is %s px wide", page.hash, w)
+		}
+		if bad := d.value(unlabelledJS); bad != "" {
+			t.Errorf("#/%s has controls without a name:\n%s", page.hash, bad)
+		}
+	}
+	d.shot("09-customer-360px")
+
+	// Keyboard only: the first Tab reaches "Skip to content", Enter moves
+	// into the page; typing a name and Enter in the form creates a key.
+	d.do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(P.GatewayURL+"/dashboard/#/keys"), chromedp.Reload(),
+		chromedp.WaitVisible(chromedp.ID("key-name")), chromedp.KeyEvent("\t"))
+	if got := d.value(`document.activeElement.innerText`); got != "Skip to content" {
+		t.Fatalf("the first Tab reached %q", got)
+	}
+	d.do(chromedp.KeyEvent("\r"))
+	if got := d.value(`document.activeElement.id + location.hash`); got != "main#/keys" {
+		t.Fatalf("after Skip to content: %q", got)
+	}
+	d.do(chromedp.Focus(chromedp.ID("key-name")), chromedp.KeyEvent("\b\b\b\b\b\b\b"), chromedp.KeyEvent("keyboard-made"), chromedp.KeyEvent("\r"))
+	d.do(chromedp.WaitVisible(chromedp.ID("new-key")))
+	if d.value(`document.activeElement.id`) != "new-key" {
+		t.Fatalf("focus after creating a key is on %q, not the key to copy", d.value(`document.activeElement.id`))
+	}
+	d.see("keyboard-made")
+	// A confirmation's Cancel puts the keyboard back where it was.
+	d.do(chromedp.Focus(chromedp.CSS(`tbody button[data-act="revoke"]`)), chromedp.KeyEvent("\r"), chromedp.WaitVisible(chromedp.ID("confirm-revoke")))
+	if d.value(`document.activeElement.id`) != "confirm-revoke" {
+		t.Fatal("the confirmation does not take the focus")
+	}
+	d.do(chromedp.KeyEvent("\t"), chromedp.KeyEvent("\r"))
+	if d.value(`document.activeElement.dataset.act || ""`) != "revoke" {
+		t.Fatalf("after Cancel the focus is on %q", d.value(`document.activeElement.outerHTML`))
+	}
+}
+
+// api calls the public API from the page, with its session.
+func (d *dashPage) api(method, path string, body any) string {
+	d.t.Helper()
+	b, _ := json.Marshal(body)
+	v, err := chromedp.Run(d.ctx, chromedp.Evaluate[string](fmt.Sprintf(`(async () => {
+		const me = await (await fetch("/dashboard/v1/me")).json();
+		const r = await fetch(%q, {method: %q, body: %q, headers: {"Content-Type": "application/json", "X-CSRF-Token": me.data.csrfToken, "KYC-Environment": "test"}});
+		return r.ok ? await r.text() : "";
+	})()`, path, method, string(b)), chromedp.EvalAwaitPromise))
+	if err != nil {
+		d.t.Fatalf("fetch %s: %v", path, err)
+	}
+	return v
 }

@@ -62,6 +62,9 @@ func newHookReceiver(t *testing.T, answer func(n int) int) *hookReceiver {
 			}
 		}
 		w.WriteHeader(status)
+		if status >= 400 { // what a failing receiver says, for the delivery log's excerpt
+			_, _ = fmt.Fprintf(w, "receiver says %d: try again later", status)
+		}
 	}))
 	t.Cleanup(h.Close)
 	return h

@@ -74,6 +74,7 @@ var Table = []Route{
 	{"PATCH", "/api/v1/webhooks/{id}", Webhook, AuthAPIKey, principal.ScopeWrite, BodyJSON},
 	{"DELETE", "/api/v1/webhooks/{id}", Webhook, AuthAPIKey, principal.ScopeWrite, BodyNone},
 	{"POST", "/api/v1/webhooks/{id}/rotate-secret", Webhook, AuthAPIKey, principal.ScopeWrite, BodyNone},
+	{"GET", "/api/v1/webhooks/{id}/secret", Webhook, AuthAPIKey, principal.ScopeWrite, BodyNone},
 	{"POST", "/api/v1/webhooks/{id}/test", Webhook, AuthAPIKey, principal.ScopeWrite, BodyNone},
 	{"GET", "/api/v1/webhooks/{id}/deliveries", Webhook, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"POST", "/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry", Webhook, AuthAPIKey, principal.ScopeWrite, BodyNone},

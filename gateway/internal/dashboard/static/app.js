@@ -13,6 +13,12 @@ const pages = [
 ];
 
 const main = document.getElementById("main");
+// The skip link moves focus itself: as a plain #main link it would
+// change the address the pages are routed by.
+document.querySelector(".skip").addEventListener("click", (ev) => {
+  ev.preventDefault();
+  main.focus();
+});
 let me = null;
 
 function signedIn(data) {
@@ -36,7 +42,7 @@ async function start() {
     me = null;
   }
   addEventListener("hashchange", () => route(true));
-  route(true);
+  route(false); // a fresh load starts at the top, where "Skip to content" is
 }
 
 // route shows the page the address names; focus moves to its heading

@@ -81,9 +81,15 @@ function status(k) {
 function actions(k, out, reload) {
   const cell = h("div", { class: "actions" });
   if (k.status !== "active" && k.status !== "expiring") return cell;
-  const reset = () => cell.replaceChildren(
-    h("button", { type: "button", class: "secondary small", onclick: roll }, "Roll"),
-    h("button", { type: "button", class: "danger small", onclick: revoke, "aria-label": `Revoke ${k.name || k.displayPrefix}` }, "Revoke"));
+  // reset shows the two buttons again, focus on the one that was pressed
+  // (a keyboard user's place is kept after Cancel).
+  const reset = (focus) => {
+    draw();
+    if (typeof focus === "string") cell.querySelector(`[data-act="${focus}"]`).focus();
+  };
+  const draw = () => cell.replaceChildren(
+    h("button", { type: "button", class: "secondary small", onclick: roll, "data-act": "roll", "aria-label": `Roll ${k.name || k.displayPrefix}` }, "Roll"),
+    h("button", { type: "button", class: "danger small", onclick: revoke, "data-act": "revoke", "aria-label": `Revoke ${k.name || k.displayPrefix}` }, "Revoke"));
   const revoke = () => {
     const yes = h("button", { type: "button", class: "danger small", id: "confirm-revoke", onclick: () => busy(yes, cell, async () => {
       await dash("POST", `/keys/${k.id}/revoke`);
@@ -91,7 +97,7 @@ function actions(k, out, reload) {
       document.getElementById("keys-title").focus();
     }) }, "Revoke key");
     cell.replaceChildren(h("p", {}, `Revoke ${k.displayPrefix}…? Calls with it are refused at once; this cannot be undone.`),
-      yes, h("button", { type: "button", class: "secondary small", onclick: reset }, "Cancel"));
+      yes, h("button", { type: "button", class: "secondary small", onclick: () => reset("revoke") }, "Cancel"));
     yes.focus();
   };
   const roll = () => {
@@ -104,9 +110,9 @@ function actions(k, out, reload) {
         (r.previous.status === "expiring" ? `The old key works until ${when(r.previous.expiresAt)}.` : "The old key has stopped."));
     }) }, "Roll key");
     cell.replaceChildren(field(`grace-${k.id}`, "Grace period", grace, { name: "gracePeriodHours" }), yes,
-      h("button", { type: "button", class: "secondary small", onclick: reset }, "Cancel"));
+      h("button", { type: "button", class: "secondary small", onclick: () => reset("roll") }, "Cancel"));
     grace.focus();
   };
-  reset();
+  draw();
   return cell;
 }

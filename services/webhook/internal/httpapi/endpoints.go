@@ -19,6 +19,7 @@ type Endpoints struct {
 	Update     kitserver.Endpoint[updateRequest]
 	Delete     kitserver.Endpoint[idRequest]
 	Rotate     kitserver.Endpoint[idRequest]
+	Secret     kitserver.Endpoint[idRequest]
 	Test       kitserver.Endpoint[idRequest]
 	Deliveries kitserver.Endpoint[deliveriesRequest]
 	Retry      kitserver.Endpoint[retryRequest]
@@ -105,6 +106,12 @@ func MakeEndpoints(svc *webhook.Service, in *kitserver.Instrumenter) Endpoints {
 		Rotate: kitserver.NewEndpoint(one("Secret rotated; the previous one keeps signing for 24 hours", http.StatusOK, true,
 			func(ctx context.Context, r idRequest) (webhook.Endpoint, error) { return svc.Rotate(ctx, r.who, r.id) }),
 			in.Wrap("rotate_webhook_secret")),
+		// Secret reveals the current secret, for the dashboard's "reveal"
+		// button: a person who lost it need not rotate and break the
+		// receiver's check for a day.
+		Secret: kitserver.NewEndpoint(one("Webhook secret retrieved", http.StatusOK, true,
+			func(ctx context.Context, r idRequest) (webhook.Endpoint, error) { return svc.Get(ctx, r.who, r.id) }),
+			in.Wrap("reveal_webhook_secret")),
 		Test: kitserver.NewEndpoint(func(ctx context.Context, r idRequest) (kitserver.Result, error) {
 			d, err := svc.SendTest(ctx, r.who, r.id)
 			if err != nil {

@@ -28,6 +28,10 @@ func TestEndpointLifecycle(t *testing.T) {
 	if got.Secret != "" || got.URL != e.URL {
 		t.Fatalf("read back %+v", got)
 	}
+	// Revealed on request (the gateway asks kyc:write for it).
+	if got := decode[httpapi.Endpoint](t, f.call(who, "GET", "/api/v1/webhooks/"+e.ID+"/secret", nil)); got.Secret != e.Secret {
+		t.Fatalf("revealed %q, created with %q", got.Secret, e.Secret)
+	}
 	var raw []byte
 	if err := f.pool.QueryRow(context.Background(), `SELECT secret FROM endpoints WHERE id = $1`, e.ID).Scan(&raw); err != nil {
 		t.Fatal(err)
@@ -50,6 +54,9 @@ func TestEndpointLifecycle(t *testing.T) {
 			if r := f.call(other, m, "/api/v1/webhooks/"+e.ID, nil); r.status != http.StatusNotFound || r.code() != apperr.CodeNotFound {
 				t.Fatalf("%s as %v: %d %s", m, other, r.status, r.body)
 			}
+		}
+		if r := f.call(other, "GET", "/api/v1/webhooks/"+e.ID+"/secret", nil); r.status != http.StatusNotFound {
+			t.Fatalf("reveal as %v: %d", other, r.status)
 		}
 		if r := f.call(other, "POST", "/api/v1/webhooks/"+e.ID+"/rotate-secret", nil); r.status != http.StatusNotFound {
 			t.Fatalf("rotate as %v: %d", other, r.status)

@@ -29,6 +29,7 @@ func Register(mux *http.ServeMux, e Endpoints, protect func(http.Handler, ...pri
 	handle("PATCH "+base+"/{id}", kitserver.NewHandler(e.Update, decodeUpdate, log))
 	handle("DELETE "+base+"/{id}", kitserver.NewHandler(e.Delete, decodeID, log))
 	handle("POST "+base+"/{id}/rotate-secret", kitserver.NewHandler(e.Rotate, decodeID, log))
+	handle("GET "+base+"/{id}/secret", kitserver.NewHandler(e.Secret, decodeID, log))
 	handle("POST "+base+"/{id}/test", kitserver.NewHandler(e.Test, decodeID, log))
 	handle("GET "+base+"/{id}/deliveries", kitserver.NewHandler(e.Deliveries, decodeDeliveries, log))
 	handle("POST "+base+"/{id}/deliveries/{deliveryId}/retry", kitserver.NewHandler(e.Retry, decodeRetry, log))

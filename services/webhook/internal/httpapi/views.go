@@ -6,7 +6,7 @@ import (
 )
 
 // Endpoint is an endpoint as the API shows it. Secret is only in the
-// responses of create and rotate-secret.
+// responses of create, rotate-secret and GET .../secret.
 type Endpoint struct {
 	ID             string   `json:"id"`
 	URL            string   `json:"url"`
