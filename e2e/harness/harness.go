@@ -46,16 +46,22 @@ type Platform struct {
 
 // Start brings the platform up: every service of the registry on its own
 // fresh stores, then the gateway. Stop it with Stop.
-func Start(ctx context.Context) (p *Platform, err error) {
+func Start(ctx context.Context) (*Platform, error) { return StartWith(ctx, nil) }
+
+// StartWith is Start with some services on a database given by the
+// caller (service name -> URL), e.g. a benchmark's pre-seeded copy; the
+// caller owns those databases.
+func StartWith(ctx context.Context, databases map[string]string) (p *Platform, err error) {
 	p = &Platform{URLs: map[string]string{}, HTTP: &http.Client{Timeout: 30 * time.Second}, log: io.Discard,
 		envs: map[string]map[string]string{}, stops: map[string]context.CancelFunc{}}
 	if os.Getenv("KYC_TEST_LOG") != "" {
 		p.log = os.Stderr
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
+	self := p // the error returns set p to nil
 	defer func() {
 		if err != nil {
-			p.Stop()
+			self.Stop()
 		}
 	}()
 	if p.Stores, err = NewStores(ctx); err != nil {
@@ -63,7 +69,11 @@ func Start(ctx context.Context) (p *Platform, err error) {
 	}
 	shared := p.Shared()
 	for _, s := range stack.Services {
-		p.envs[s.Name] = s.Environ(shared, p.Override(s))
+		o := p.Override(s)
+		if u := databases[s.Name]; u != "" {
+			o["DATABASE_URL"] = u
+		}
+		p.envs[s.Name] = s.Environ(shared, o)
 	}
 	if err := p.pinVerification(); err != nil {
 		return nil, err
