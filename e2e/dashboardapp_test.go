@@ -425,7 +425,9 @@ func TestDashboardAppAccessible(t *testing.T) {
 	if d.value(`document.activeElement.id`) != "new-key" {
 		t.Fatalf("focus after creating a key is on %q, not the key to copy", d.value(`document.activeElement.id`))
 	}
-	d.see("keyboard-made")
+	// The list is redrawn with the new key after the secret is shown.
+	d.do(chromedp.PollFunction[chromedp.Void](`() => document.querySelector("tbody").innerText.includes("keyboard-made")`,
+		chromedp.WithPollingTimeout(time.Minute)))
 	// A confirmation's Cancel puts the keyboard back where it was.
 	d.do(chromedp.Focus(chromedp.CSS(`tbody button[data-act="revoke"]`)), chromedp.KeyEvent("\r"), chromedp.WaitVisible(chromedp.ID("confirm-revoke")))
 	if d.value(`document.activeElement.id`) != "confirm-revoke" {
