@@ -143,6 +143,15 @@ func TestDashboardAppPlan(t *testing.T) {
 	d.do(chromedp.SetValue(chromedp.ID("key-env"), "live"), tap(chromedp.ID("create-key")))
 	d.see("Live (production) access requires the Growth or Enterprise plan")
 
+	// Live chosen in the header on Developer: the page says why it shows nothing.
+	d.do(tap(chromedp.CSS(`input[name=env][value=live]`)), tap(chromedp.CSS(`nav a[href="#/customers"]`)))
+	d.see("Live (production) access requires the Growth or Enterprise plan")
+	if d.value(`String(document.getElementById("sandbox").hidden)`) != "true" {
+		t.Fatal("the sandbox banner shows while Live is chosen")
+	}
+	d.do(tap(chromedp.CSS(`input[name=env][value=test]`)))
+	d.see("Sandbox: test data only")
+
 	d.do(chromedp.Navigate(P.GatewayURL + "/dashboard/#/plan"))
 	d.see("Invoice preview")
 	d.seeIn("current-plan", "Developer")
