@@ -70,9 +70,10 @@ lint: tools ## gofmt, go vet and staticcheck over every module
 tools: ## install pinned dev tools (staticcheck into bin/, gcc for -race)
 	@deploy/local/tools.sh
 
-bench: deps ## gateway cost, 1M-customer list, sandbox end-to-end and status benchmarks (results: BENCHMARKS.md)
+bench: deps ## gateway cost, 1M-customer list (API and dashboard page), sandbox end-to-end and status benchmarks (results: BENCHMARKS.md)
 	cd bench && GOWORK=off go run ./cmd/gwbench -duration 10s -rounds 5
 	cd bench && GOWORK=off go run ./cmd/listbench -rows 1000000 -n 200 -rounds 2
+	cd bench && GOWORK=off go run ./cmd/dashbench -rounds 7
 	cd bench && GOWORK=off go run ./cmd/listbench -rows 1000000 -tenants 400 -other-rows 4000000 -n 200 -rounds 2
 	cd bench && GOWORK=off go run ./cmd/sandboxbench -rate 20 -duration 60s
 	cd bench && GOWORK=off go run ./cmd/statusbench -rate 200 -duration 10s -rounds 3

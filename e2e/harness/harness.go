@@ -74,9 +74,10 @@ func StartWith(ctx context.Context, o Options) (p *Platform, err error) {
 		p.log = os.Stderr
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
+	self := p // the error returns set p to nil
 	defer func() {
 		if err != nil {
-			p.Stop()
+			self.Stop()
 		}
 	}()
 	if p.Stores, err = NewStores(ctx); err != nil {

@@ -1,30 +1,20 @@
-// Command dashbench measures the lenders' dashboard in Debian's chromium:
-// the bytes a first visit transfers (cold cache, signed out), and how long
-// the customers page takes to show its first rows for an organization
-// with 1,000,000 live customers, cold (empty cache) and warm.
-//
-// The customers come from listbench's kept database (run listbench first:
-// `go run ./cmd/listbench -rows 1000000`), whose measured organization is
-// org_bench. The platform runs in-process with the customer service on
-// that database; a dashboard account is signed up and its organization
-// renamed to org_bench in auth-billing's (fresh) database, so that the
-// signed-in person is that lender.
+// Command dashbench measures the dashboard's customers page with
+// 1,000,000 customers in the organization, in headless chromium against
+// the whole platform (the e2e harness): the customer service runs on a
+// copy of listbench's kept database (`go run ./cmd/listbench` seeds it
+// once), and a dashboard account is given the seeded organization.
 //
 //	go run ./cmd/dashbench -rounds 5
 package main
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"net/http"
 	"net/http/cookiejar"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -33,164 +23,232 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/kycfield/kyc/bench/load"
 	"github.com/kycfield/kyc/e2e/harness"
 	"github.com/kycfield/kyc/pkg/pgtest"
 )
 
-const benchOrg = "org_bench" // listbench's measured organization
+// seededOrg is the organization listbench fills (live environment).
+const seededOrg = "org_bench"
 
 func main() {
-	customersDB := flag.String("customers-db", "kyc_bench_list_v4_1000000", "listbench's kept customer database")
-	rounds := flag.Int("rounds", 5, "page loads of each kind")
+	rounds := flag.Int("rounds", 5, "measurements of each kind")
+	from := flag.String("from", "kyc_bench_list_v4_1000000", "listbench's kept database, copied for the run")
 	flag.Parse()
-	ctx := context.Background()
-	dbURL := strings.Replace(pgtest.AdminURL(), "/postgres?", "/"+*customersDB+"?", 1)
-	if err := checkSeeded(ctx, dbURL); err != nil {
-		log.Fatalf("%v (run listbench first: go run ./cmd/listbench -rows 1000000)", err)
-	}
-	p, err := harness.StartWith(ctx, harness.Options{Databases: map[string]string{"customer": dbURL}})
-	if err != nil {
+	if err := run(context.Background(), *from, *rounds); err != nil {
 		log.Fatal(err)
-	}
-	defer p.Stop()
-	session, err := signUpAsBenchOrg(ctx, p)
-	if err != nil {
-		log.Print(err)
-		return
-	}
-	if err := measure(ctx, p.GatewayURL, session, *rounds); err != nil {
-		log.Print(err)
 	}
 }
 
-func checkSeeded(ctx context.Context, dbURL string) error {
-	conn, err := pgx.Connect(ctx, dbURL)
+func run(ctx context.Context, from string, rounds int) error {
+	admin := pgtest.AdminURL()
+	name := fmt.Sprintf("kyc_dashbench_%d", os.Getpid())
+	start := time.Now()
+	if err := exec(ctx, admin, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" TEMPLATE "+pgx.Identifier{from}.Sanitize()); err != nil {
+		return fmt.Errorf("copy %s (seed it with go run ./cmd/listbench): %w", from, err)
+	}
+	defer func() {
+		_ = exec(context.Background(), admin, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+	}()
+	log.Printf("copied %s in %s", from, time.Since(start).Round(time.Millisecond))
+	p, err := harness.StartWith(ctx, harness.Options{Databases: map[string]string{"customer": strings.Replace(admin, "/postgres?", "/"+name+"?", 1)}})
+	if err != nil {
+		return err
+	}
+	defer p.Stop()
+	email, err := account(p)
+	if err != nil {
+		return err
+	}
+	page, stop, err := browser(p.GatewayURL, email)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	return measure(page, p.GatewayURL, rounds)
+}
+
+func exec(ctx context.Context, url, sql string, args ...any) error {
+	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(ctx)
-	var n int64
-	if err := conn.QueryRow(ctx, `SELECT n FROM customer_counts WHERE org_id = $1 AND env = 'live' AND status = 'ALL'`, benchOrg).Scan(&n); err != nil {
-		return fmt.Errorf("no seeded customers for %s: %w", benchOrg, err)
-	}
-	log.Printf("%s has %d live customers", benchOrg, n)
-	return nil
+	_, err = conn.Exec(ctx, sql, args...)
+	return err
 }
 
-// signUpAsBenchOrg signs a person up on the dashboard, moves their new
-// organization to listbench's id (a bench-only shortcut: auth-billing's
-// database is this run's own), puts it on the Growth plan so live data is
-// visible, and returns the session cookie's value.
-func signUpAsBenchOrg(ctx context.Context, p *harness.Platform) (string, error) {
+const password = "correct horse battery"
+
+// account signs up, moves to Growth (live access) and then renames the
+// new organization to the seeded one in auth-billing's database: every
+// org_id column and the organization's id, foreign keys unchecked for
+// the rename. Sessions opened afterwards belong to the seeded organization.
+func account(p *harness.Platform) (string, error) {
 	jar, _ := cookiejar.New(nil)
-	client := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	body := `{"organizationName":"Bench Lender","email":"bench@lender.ng","password":"correct horse battery"}`
-	resp, err := client.Post(p.GatewayURL+"/dashboard/v1/signup", "application/json", strings.NewReader(body))
-	if err != nil {
-		return "", err
+	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	t := load.TB{}
+	email := fmt.Sprintf("bench%d@lender.ng", time.Now().UnixNano())
+	r := p.Do(t, harness.Request{Client: c, Method: "POST", URL: p.GatewayURL + "/dashboard/v1/signup",
+		Body: map[string]any{"organizationName": "Bench Lender", "email": email, "password": password}})
+	if r.Status != http.StatusCreated {
+		return "", fmt.Errorf("sign up: %d %s", r.Status, r.Body)
 	}
-	defer resp.Body.Close()
-	var env struct {
-		Data struct {
-			Organization struct{ ID string }
-		}
+	var s struct {
+		CSRFToken    string `json:"csrfToken"`
+		Organization struct{ ID string }
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil || resp.StatusCode != http.StatusCreated {
-		return "", fmt.Errorf("sign up: %d %v", resp.StatusCode, err)
+	r.Decode(t, &s)
+	if r := p.Do(t, harness.Request{Client: c, Method: "PUT", URL: p.GatewayURL + "/dashboard/v1/plan", Body: map[string]any{"plan": "growth"},
+		Header: map[string]string{"X-CSRF-Token": s.CSRFToken}}); r.Status != http.StatusOK {
+		return "", fmt.Errorf("plan: %d %s", r.Status, r.Body)
 	}
-	var cookie string
-	for _, c := range resp.Cookies() {
-		if c.Name == "kyc_session" {
-			cookie = c.Value
-		}
-	}
+	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, p.DatabaseURLs["auth-billing"])
 	if err != nil {
 		return "", err
 	}
 	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT table_name FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'org_id'`)
+	if err != nil {
+		return "", err
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return "", err
+	}
 	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		for _, q := range []string{
-			`INSERT INTO organizations (id, name, plan, version, created_at, updated_at)
-			 SELECT $2, name, 'growth', version + 1, created_at, updated_at FROM organizations WHERE id = $1`,
-			`UPDATE users SET org_id = $2 WHERE org_id = $1`,
-			`UPDATE sessions SET org_id = $2 WHERE org_id = $1`,
-			`UPDATE plan_periods SET org_id = $2, plan = 'growth' WHERE org_id = $1`,
-			`DELETE FROM organizations WHERE id = $1 AND id <> $2`,
-		} {
-			if _, err := tx.Exec(ctx, q, env.Data.Organization.ID, benchOrg); err != nil {
-				return fmt.Errorf("%s: %w", q, err)
+		if _, err := tx.Exec(ctx, `SET LOCAL session_replication_role = replica`); err != nil {
+			return err
+		}
+		for _, tb := range append(tables, "organizations") {
+			col := "org_id"
+			if tb == "organizations" {
+				col = "id"
+			}
+			if _, err := tx.Exec(ctx, fmt.Sprintf("UPDATE %s SET %s = $2 WHERE %s = $1", pgx.Identifier{tb}.Sanitize(), col, col), s.Organization.ID, seededOrg); err != nil {
+				return err
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		return "", err
-	}
-	me, err := client.Get(p.GatewayURL + "/dashboard/v1/me")
-	if err != nil {
-		return "", err
-	}
-	defer me.Body.Close()
-	if me.StatusCode != http.StatusOK || cookie == "" {
-		b, _ := io.ReadAll(me.Body)
-		return "", fmt.Errorf("signed in as %s: GET /dashboard/v1/me: %d %s", benchOrg, me.StatusCode, b)
-	}
-	return cookie, nil
+	return email, err
 }
 
-// load is one page load as the page itself timed it.
-type load struct {
-	ms            float64 // navigation start to the first customer row drawn
-	assets, calls int64   // bytes transferred: the app's files, its API calls
+// browser logs in through the page and chooses Live.
+func browser(gateway, email string) (context.Context, func(), error) {
+	dir, err := os.MkdirTemp("", "dashbench")
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath("/usr/bin/chromium"), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-component-update", true), chromedp.UserDataDir(dir), chromedp.WindowSize(1280, 900))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	stop := func() { cancel(); cancelA(); _ = os.RemoveAll(dir) }
+	if err := chromedp.Do(ctx, chromedp.Navigate(gateway+"/dashboard/#/login"), chromedp.WaitVisible(chromedp.ID("log-in")),
+		chromedp.SendKeys(chromedp.ID("email"), email), chromedp.SendKeys(chromedp.ID("password"), password), chromedp.Click(chromedp.ID("log-in")),
+		chromedp.WaitVisible(chromedp.ID("create-key")), chromedp.Click(chromedp.CSS(`input[name=env][value=live]`)),
+		chromedp.WaitVisible(chromedp.ID("create-key"))); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return ctx, stop, nil
 }
 
-func measure(ctx context.Context, gw, session string, rounds int) error {
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-component-update", true), chromedp.WindowSize(1280, 900))
-	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
-		opts = append(opts, chromedp.ExecPath("/usr/bin/chromium"))
-	}
-	actx, cancelA := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelA()
-	bctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	bctx, cancelT := context.WithTimeout(bctx, 10*time.Minute)
-	defer cancelT()
+// untilJS waits (in the page) until the results heading is a new
+// element (each answer redraws the results) with a list under it, and
+// answers the milliseconds since t0.
+const untilJS = `(before, t0) => new Promise((done) => {
+	const check = () => {
+		const h = document.querySelector("#results h2");
+		if (h && h !== before && / of /.test(h.innerText) && document.querySelector("#results tbody tr")) done(performance.now() - t0);
+		else setTimeout(check, 2);
+	};
+	check();
+})`
 
-	first, err := pageLoad(bctx, gw+"/dashboard/", `document.querySelector("input[type=password]")`, true)
-	if err != nil {
-		return fmt.Errorf("first visit: %w", err)
-	}
-	fmt.Printf("first visit, signed out, cold cache: %d bytes transferred (%d app files, %d API), login form after %.0f ms\n",
-		first.assets+first.calls, first.assets, first.calls, first.ms)
+// kind is one measurement: a full page load (act empty), after cold
+// (the browser cache emptied) and over a slow network when asked, or an
+// action in the loaded page.
+type kind struct {
+	name       string
+	cold, slow bool
+	act        string
+}
 
-	err = chromedp.Do(bctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, err := cdp.Call(ctx, t, network.SetCookie, network.SetCookieParams{Name: "kyc_session", Value: session, URL: gw + "/"})
-		return err
-	}), chromedp.Evaluate[chromedp.Void](`localStorage.setItem("kyc-env", "live")`))
-	if err != nil {
-		return err
+func measure(ctx context.Context, gateway string, rounds int) error {
+	kinds := []kind{
+		{name: "full load of /dashboard/#/customers, warm cache (navigation start to the first page drawn)"},
+		{name: "full load, cold cache", cold: true},
+		{name: "full load, cold cache, Fast 3G (150 ms, 1.6 Mbit/s down)", cold: true, slow: true},
+		{name: `search "chiamaka"`, act: `document.getElementById("search").value = "chiamaka"; document.getElementById("status").value = ""; document.getElementById("search-go").click()`},
+		{name: "status VERIFIED", act: `document.getElementById("search").value = ""; document.getElementById("status").value = "VERIFIED"; document.getElementById("search-go").click()`},
+		{name: "next page (cursor)", act: `document.getElementById("next-page").click()`},
 	}
-	const firstRow = `document.querySelector("#results tbody tr")`
-	for _, c := range []struct {
-		name       string
-		cold, slow bool
-	}{{"cold cache", true, false}, {"warm cache", false, false}, {"cold cache, slow network (Fast 3G: 150 ms, 1.6 Mbit/s down)", true, true}} {
-		if err := throttle(bctx, c.slow); err != nil {
+	for _, k := range kinds {
+		if err := throttle(ctx, k.slow); err != nil {
 			return err
 		}
-		var got []load
+		var ms []float64
+		var bytes [2]int64
 		for range rounds {
-			l, err := pageLoad(bctx, gw+"/dashboard/#/customers", firstRow, c.cold)
+			took, b, err := once(ctx, gateway, k)
 			if err != nil {
-				return err
+				screen, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+				return fmt.Errorf("%s: %w\nscreen: %s", k.name, err, screen)
 			}
-			got = append(got, l)
+			ms, bytes = append(ms, took), b
 		}
-		report(c.name, got)
+		heading, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#results h2").innerText`))
+		fmt.Printf("%-80s median %6.1f ms  all %v  (%s)", k.name, load.Median(ms), rounded(ms), heading)
+		if k.act == "" {
+			fmt.Printf("  transferred: %d B app files, %d B API", bytes[0], bytes[1])
+		}
+		fmt.Println()
 	}
-	return throttle(bctx, false)
+	return throttle(ctx, false)
+}
+
+// once runs k one time and answers its milliseconds and, for a full load,
+// the bytes the browser transferred for the app's files and for its API
+// calls (transferSize: bodies as sent, gzip included, plus headers).
+func once(ctx context.Context, gateway string, k kind) (float64, [2]int64, error) {
+	tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var bytes [2]int64
+	if k.act != "" {
+		took, err := chromedp.Run(tctx, chromedp.Evaluate[float64](`(() => {
+			const before = document.querySelector("#results h2");
+			const t0 = performance.now();
+			`+k.act+`;
+			return (`+untilJS+`)(before, t0);
+		})()`, chromedp.EvalAwaitPromise))
+		return took, bytes, err
+	}
+	err := chromedp.Do(tctx, chromedp.Navigate("about:blank"), chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if !k.cold {
+			return nil
+		}
+		_, err := cdp.Call(ctx, t, network.ClearBrowserCache, cdp.Empty{})
+		return err
+	}), chromedp.Navigate(gateway+"/dashboard/#/customers"))
+	if err != nil {
+		return 0, bytes, err
+	}
+	// The page marks when it has drawn the list.
+	took, err := chromedp.Run(tctx, chromedp.PollFunction[float64](
+		`() => performance.getEntriesByName("kyc:customers-drawn")[0]?.startTime || 0`, chromedp.WithPollingTimeout(time.Minute)))
+	if err != nil {
+		return 0, bytes, err
+	}
+	bytes, err = chromedp.Run(tctx, chromedp.Evaluate[[2]int64](`(() => {
+		const all = [...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")];
+		const api = (e) => e.initiatorType === "fetch" || e.initiatorType === "xmlhttprequest";
+		const sum = (es) => es.reduce((n, e) => n + e.transferSize, 0);
+		return [sum(all.filter((e) => !api(e))), sum(all.filter(api))];
+	})()`))
+	return took, bytes, err
 }
 
 // throttle emulates Lighthouse's "Fast 3G" profile (150 ms round trip,
@@ -209,57 +267,10 @@ func throttle(ctx context.Context, on bool) error {
 	}))
 }
 
-// pageLoad opens url after a blank page (emptying the cache first when
-// cold) and waits until ready (a JS expression) holds; the page's own
-// clock and resource timings give the figures.
-func pageLoad(ctx context.Context, url, ready string, cold bool) (load, error) {
-	var l load
-	err := chromedp.Do(ctx, chromedp.Navigate("about:blank"), chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		if !cold {
-			return nil
-		}
-		_, err := cdp.Call(ctx, t, network.ClearBrowserCache, cdp.Empty{})
-		return err
-	}), chromedp.Navigate(url), chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		wctx, cancel := context.WithTimeout(ctx, time.Minute)
-		defer cancel()
-		ms, err := chromedp.Poll[float64](`(`+ready+`) ? performance.now() : 0`, chromedp.WithPollingInterval(5*time.Millisecond))(wctx, t)
-		for try := 0; err != nil && strings.Contains(err.Error(), "Cannot find context") && try < 3; try++ {
-			// The poll began in the blank page's context as it was
-			// replaced; poll again in the new one (its clock is the same).
-			ms, err = chromedp.Poll[float64](`(`+ready+`) ? performance.now() : 0`, chromedp.WithPollingInterval(5*time.Millisecond))(wctx, t)
-		}
-		if err != nil {
-			screen, _ := chromedp.Evaluate[string](`document.body.innerText`)(ctx, t)
-			return fmt.Errorf("%s: %w; the page shows: %q", url, err, screen)
-		}
-		sizes, err := chromedp.Evaluate[[2]int64](`(() => {
-			const all = [...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")];
-			const api = (e) => e.initiatorType === "fetch" || e.initiatorType === "xmlhttprequest";
-			const sum = (es) => es.reduce((n, e) => n + e.transferSize, 0);
-			return [sum(all.filter((e) => !api(e))), sum(all.filter(api))];
-		})()`)(ctx, t)
-		l = load{ms: ms, assets: sizes[0], calls: sizes[1]}
-		return err
-	}))
-	return l, err
-}
-
-func report(name string, got []load) {
-	ms := make([]float64, len(got))
-	for i, l := range got {
-		ms[i] = l.ms
-	}
-	sorted := slices.Clone(ms)
-	slices.SortFunc(sorted, cmp.Compare)
-	fmt.Printf("customers page, 1M customers, %s: first rows after median %.0f ms (runs %v); bytes: %d app files, %d API\n",
-		name, sorted[len(sorted)/2], roundAll(ms), got[0].assets, got[0].calls)
-}
-
-func roundAll(ms []float64) []int {
-	out := make([]int, len(ms))
-	for i, m := range ms {
-		out[i] = int(m + 0.5)
+func rounded(v []float64) []string {
+	out := make([]string, len(v))
+	for i, x := range v {
+		out[i] = fmt.Sprintf("%.0f", x)
 	}
 	return out
 }

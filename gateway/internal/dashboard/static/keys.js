@@ -24,8 +24,8 @@ function createForm(me, out, reload) {
     busy(submit, form, async () => {
       const scopes = [read.checked && "kyc:read", write.checked && "kyc:write"].filter(Boolean);
       const k = await dash("POST", "/keys", { name: name.value, environment: env.value, scopes });
+      await reload(); // first, so nothing moves under the person once the key shows
       secret(out, k.key, `Key “${k.name}” created.`);
-      await reload();
     });
   } },
   h("h2", { id: "create-title" }, "Create a key"),
