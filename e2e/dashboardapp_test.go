@@ -372,6 +372,25 @@ func TestDashboardAppWhiteLabel(t *testing.T) {
 	if b.DisplayName != "Zenith Microfinance" || !strings.EqualFold(b.AccentColour, "#7a1fa2") || !b.HasLogo {
 		t.Fatalf("branding saved: %s", r.Body)
 	}
+
+	// Back later to change the colour only: the logo stays, with no file
+	// to choose again; then the person removes it on purpose.
+	branding := func(change chromedp.Action[chromedp.Void]) {
+		d.do(chromedp.Navigate(P.GatewayURL+"/dashboard/#/keys"), chromedp.WaitVisible(chromedp.ID("create-key")),
+			tap(chromedp.CSS(`nav a[href="#/branding"]`)), chromedp.WaitVisible(chromedp.ID("remove-logo")), change, tap(chromedp.ID("save-branding")))
+		d.seeIn("branding-status", "Saved")
+		r = P.API(t, "GET", "/api/v1/reports/branding", key, nil)
+		b.HasLogo = false
+		r.Decode(t, &b)
+	}
+	branding(chromedp.SetValue(chromedp.ID("brand-colour"), "#0b6e4f"))
+	if !strings.EqualFold(b.AccentColour, "#0b6e4f") || !b.HasLogo {
+		t.Fatalf("after changing the colour only: %s", r.Body)
+	}
+	branding(tap(chromedp.ID("remove-logo")))
+	if b.HasLogo {
+		t.Fatalf("the logo stayed after Remove: %s", r.Body)
+	}
 }
 
 // unlabelledJS lists the controls a screen reader could not name.

@@ -15,6 +15,7 @@ export async function view() {
   const colour = h("input", { type: "color", value: (current && current.accentColour) || "#0b5394" });
   const logo = h("input", { type: "file", accept: "image/png,image/jpeg" });
   let logoData = null; // base64 of the picked file
+  const remove = h("input", { type: "checkbox", id: "remove-logo" });
   const preview = h("div", { class: "report-preview", "aria-label": "Report preview", role: "img" });
   const draw = () => {
     const band = h("div", { class: "band" }, logoData ? h("img", { src: `data:${logo.files[0].type};base64,${logoData}`, alt: "" }) : null,
@@ -45,8 +46,10 @@ export async function view() {
   const form = h("form", { class: "card", onsubmit: (ev) => {
     ev.preventDefault();
     busy(save, form, async () => {
+      // No file chosen keeps the saved logo; the box removes it.
       const body = { displayName: name.value, accentColour: colour.value };
       if (logoData) body.logo = logoData;
+      else if (remove.checked) body.logo = null;
       const b = await api("PUT", "/reports/branding", body);
       status.textContent = `Saved ${when(b.updatedAt)}. Reports rendered from now on carry it.`;
     });
@@ -54,7 +57,8 @@ export async function view() {
   field("brand-name", "Display name", name, { name: "displayName" }),
   field("brand-colour", "Accent colour", colour, { name: "accentColour" }),
   field("brand-logo", "Logo", logo, { name: "logo", hint: "PNG or JPEG, at most 256 KB and 2000 × 2000 px." +
-    (current && current.hasLogo ? " Saving without choosing a file removes the current logo." : "") }),
+    (current && current.hasLogo ? " Saving without choosing a file keeps the current logo." : "") }),
+  current && current.hasLogo ? h("label", { class: "check" }, remove, " Remove the current logo") : null,
   save, status);
   return [h("h1", { tabindex: "-1" }, "White label"),
     h("p", {}, `Reports of ${session.env === "test" ? "sandbox" : "live"} customers carry these settings; set them for each environment.`),

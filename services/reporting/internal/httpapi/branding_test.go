@@ -50,6 +50,17 @@ func TestEnterpriseBrandingIsOnItsReportsOnly(t *testing.T) {
 	if r.status != http.StatusOK || !strings.Contains(string(r.body), `"displayName":"Zenith Microfinance","accentColour":"#7A1FA2","hasLogo":true`) {
 		t.Fatalf("set branding: %d %s", r.status, r.body)
 	}
+	// A save without "logo" keeps the saved one (a person changing the
+	// colour has no file to send again); null removes it.
+	if r := f.do(t, who, "PUT", "/api/v1/reports/branding", `{"displayName":"Zenith Microfinance","accentColour":"#7A1FA2"}`, "X-Plan", "enterprise"); r.status != http.StatusOK || !strings.Contains(string(r.body), `"hasLogo":true`) {
+		t.Fatalf("a save without the logo lost it: %d %s", r.status, r.body)
+	}
+	if r := f.do(t, who, "PUT", "/api/v1/reports/branding", `{"displayName":"Zenith Microfinance","logo":null}`, "X-Plan", "enterprise"); r.status != http.StatusOK || !strings.Contains(string(r.body), `"hasLogo":false`) {
+		t.Fatalf("logo null kept it: %d %s", r.status, r.body)
+	}
+	if r := f.do(t, who, "PUT", "/api/v1/reports/branding", body, "X-Plan", "enterprise"); r.status != http.StatusOK {
+		t.Fatalf("set branding again: %d %s", r.status, r.body)
+	}
 	if r := f.get(t, tenant{who.org, "test"}, "/api/v1/reports/branding", "X-Plan", "enterprise"); r.status != http.StatusNotFound {
 		t.Fatalf("the other environment sees the branding: %d %s", r.status, r.body)
 	}

@@ -175,16 +175,20 @@ func (t txn) BrandToShow(ctx context.Context, orgID, env string) (*report.Brand,
 	return &b, err
 }
 
-// SaveBrand implements report.Repository.
-func (s *Store) SaveBrand(ctx context.Context, who report.Caller, b report.Brand) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO branding (org_id, env, display_name, accent, logo, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (org_id, env) DO UPDATE SET display_name = excluded.display_name,
-		accent = excluded.accent, logo = excluded.logo, updated_at = excluded.updated_at`,
-		who.OrgID, who.Env, b.DisplayName, b.Accent, b.Logo, b.UpdatedAt)
+// SaveBrand implements report.Repository. keepLogo keeps the logo already
+// saved (none when there is none), in the same statement, so that two
+// saves at once cannot lose it.
+func (s *Store) SaveBrand(ctx context.Context, who report.Caller, b report.Brand, keepLogo bool) (report.Brand, error) {
+	var saved report.Brand
+	err := s.pool.QueryRow(ctx, `INSERT INTO branding (org_id, env, display_name, accent, logo, updated_at)
+		VALUES ($1, $2, $3, $4, CASE WHEN $7 THEN NULL ELSE $5::bytea END, $6) ON CONFLICT (org_id, env) DO UPDATE SET display_name = excluded.display_name,
+		accent = excluded.accent, logo = CASE WHEN $7 THEN branding.logo ELSE excluded.logo END, updated_at = excluded.updated_at
+		RETURNING display_name, accent, logo, updated_at`,
+		who.OrgID, who.Env, b.DisplayName, b.Accent, b.Logo, b.UpdatedAt, keepLogo).Scan(&saved.DisplayName, &saved.Accent, &saved.Logo, &saved.UpdatedAt)
 	if err != nil {
-		return apperr.Internal(err)
+		return saved, apperr.Internal(err)
 	}
-	return nil
+	return saved, nil
 }
 
 // Brand implements report.Repository.

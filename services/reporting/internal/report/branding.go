@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/optional"
 )
 
 // PlanEnterprise is the plan whose organizations may white-label reports.
@@ -45,8 +46,9 @@ type Brand struct {
 type BrandInput struct {
 	DisplayName  string  `json:"displayName" required:""`
 	AccentColour *string `json:"accentColour"`
-	// Logo is a PNG or JPEG, base64-encoded.
-	Logo *string `json:"logo"`
+	// Logo is a PNG or JPEG, base64-encoded; absent keeps the logo already
+	// saved, null removes it.
+	Logo optional.Field[string] `json:"logo"`
 }
 
 var hexColour = regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`)
@@ -65,8 +67,8 @@ func CheckBrand(in BrandInput) (Brand, error) {
 			c.Fail("accentColour", "must be a colour as #RRGGBB")
 		}
 	}
-	if in.Logo != nil {
-		logo, err := checkLogo(*in.Logo)
+	if in.Logo.Has() {
+		logo, err := checkLogo(in.Logo.V)
 		if err != nil {
 			c.Fail("logo", "%s", err.Error())
 		}
@@ -116,7 +118,7 @@ func (s *Service) SetBrand(ctx context.Context, who Caller, in BrandInput) (Bran
 		return Brand{}, err
 	}
 	b.UpdatedAt = s.now().UTC()
-	return b, s.repo.SaveBrand(ctx, who, b)
+	return s.repo.SaveBrand(ctx, who, b, !in.Logo.Set)
 }
 
 // Brand reads the caller's white-labelling, or ErrBrandNotSet.

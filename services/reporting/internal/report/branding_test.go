@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"encoding/base64"
+	"github.com/kycfield/kyc/pkg/optional"
 	"image"
 	"image/jpeg"
 	"image/png"
@@ -34,16 +35,16 @@ func TestCheckBrand(t *testing.T) {
 		fields []string // the fields at fault, in order; none when valid
 	}{
 		{"name only", report.BrandInput{DisplayName: "Zenith Microfinance"}, nil},
-		{"everything", report.BrandInput{DisplayName: "Ọ̀yọ́ Credit", AccentColour: ptr("#7a1fA2"), Logo: ptr(encoded(t, 200, 80, "png"))}, nil},
-		{"a JPEG logo", report.BrandInput{DisplayName: "Zenith", Logo: ptr(encoded(t, 300, 100, "jpeg"))}, nil},
+		{"everything", report.BrandInput{DisplayName: "Ọ̀yọ́ Credit", AccentColour: ptr("#7a1fA2"), Logo: logoOf(encoded(t, 200, 80, "png"))}, nil},
+		{"a JPEG logo", report.BrandInput{DisplayName: "Zenith", Logo: logoOf(encoded(t, 300, 100, "jpeg"))}, nil},
 		{"name too short", report.BrandInput{DisplayName: " Z "}, []string{"displayName"}},
 		{"name too long", report.BrandInput{DisplayName: strings.Repeat("n", 81)}, []string{"displayName"}},
 		{"colour by name", report.BrandInput{DisplayName: "Zenith", AccentColour: ptr("purple")}, []string{"accentColour"}},
 		{"short colour", report.BrandInput{DisplayName: "Zenith", AccentColour: ptr("#fff")}, []string{"accentColour"}},
-		{"logo not base64", report.BrandInput{DisplayName: "Zenith", Logo: ptr("%%%")}, []string{"logo"}},
-		{"logo not an image", report.BrandInput{DisplayName: "Zenith", Logo: ptr(base64.StdEncoding.EncodeToString([]byte("GIF89a....")))}, []string{"logo"}},
-		{"logo too wide", report.BrandInput{DisplayName: "Zenith", Logo: ptr(encoded(t, 2001, 10, "png"))}, []string{"logo"}},
-		{"every problem at once", report.BrandInput{DisplayName: "", AccentColour: ptr("red"), Logo: ptr("x")}, []string{"displayName", "accentColour", "logo"}},
+		{"logo not base64", report.BrandInput{DisplayName: "Zenith", Logo: logoOf("%%%")}, []string{"logo"}},
+		{"logo not an image", report.BrandInput{DisplayName: "Zenith", Logo: logoOf(base64.StdEncoding.EncodeToString([]byte("GIF89a....")))}, []string{"logo"}},
+		{"logo too wide", report.BrandInput{DisplayName: "Zenith", Logo: logoOf(encoded(t, 2001, 10, "png"))}, []string{"logo"}},
+		{"every problem at once", report.BrandInput{DisplayName: "", AccentColour: ptr("red"), Logo: logoOf("x")}, []string{"displayName", "accentColour", "logo"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,7 +53,7 @@ func TestCheckBrand(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if tc.in.Logo != nil && !bytes.HasPrefix(b.Logo, []byte("\x89PNG")) {
+				if tc.in.Logo.Has() && !bytes.HasPrefix(b.Logo, []byte("\x89PNG")) {
 					t.Fatal("the logo is not re-encoded as PNG")
 				}
 				return
@@ -69,3 +70,5 @@ func TestCheckBrand(t *testing.T) {
 		})
 	}
 }
+
+func logoOf(s string) optional.Field[string] { return optional.Of(s) }

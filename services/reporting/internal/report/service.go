@@ -76,7 +76,7 @@ type Repository interface {
 	// ByCode is the report a verification code names, or
 	// ErrReportNotFound.
 	ByCode(ctx context.Context, code string) (Report, error)
-	SaveBrand(ctx context.Context, who Caller, b Brand) error
+	SaveBrand(ctx context.Context, who Caller, b Brand, keepLogo bool) (Brand, error)
 	// Brand is the caller's branding, or ErrBrandNotSet.
 	Brand(ctx context.Context, who Caller) (Brand, error)
 }
