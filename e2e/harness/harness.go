@@ -55,6 +55,10 @@ type Options struct {
 	// groups, behind a round-robin Balancer that the gateway (and any
 	// other caller) reaches them through.
 	Replicas map[string]int
+	// BalanceAll puts the balancer in front of every service named in
+	// Replicas, one replica included, so that one and several replicas
+	// are compared through the same hops (benchmarks).
+	BalanceAll bool
 }
 
 // Start brings the platform up: every service of the registry on its own
@@ -82,7 +86,7 @@ func StartWith(ctx context.Context, o Options) (p *Platform, err error) {
 	for _, s := range stack.Services {
 		p.envs[s.Name] = s.Environ(shared, p.Override(s))
 	}
-	if err := p.balance(o.Replicas); err != nil {
+	if err := p.balance(o); err != nil {
 		return nil, err
 	}
 	if err := p.pinVerification(); err != nil {

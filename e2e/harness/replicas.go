@@ -20,9 +20,9 @@ type Replica struct {
 // balance puts a Balancer in front of every service asked to run as more
 // than one replica; what calls that service (the gateway, reporting's
 // reads from verification) is given the balancer's address.
-func (p *Platform) balance(replicas map[string]int) error {
-	for name, n := range replicas {
-		if n < 2 {
+func (p *Platform) balance(o Options) error {
+	for name, n := range o.Replicas {
+		if n < 2 && !o.BalanceAll {
 			continue
 		}
 		if _, ok := stack.Find(name); !ok || p.envs[name] == nil {

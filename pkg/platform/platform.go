@@ -172,7 +172,7 @@ func (b *Base) Protect(h http.Handler, kinds ...principal.Kind) http.Handler {
 // everything in reverse order.
 func (b *Base) Serve(ctx context.Context, addr string, onListen func(string)) error {
 	defer b.Close()
-	h := server.HTTP{Addr: addr, Handler: requestid.Middleware(b.Mux), OnListen: onListen}
+	h := server.HTTP{Addr: addr, Handler: requestid.Middleware(b.Mux), OnListen: onListen, Linger: b.common.ShutdownDelay}
 	return server.Run(ctx, b.Log, b.Health, h, b.common.ShutdownTimeout, b.workers...)
 }
 
