@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -22,6 +23,7 @@ type Balancer struct {
 
 	mu       sync.Mutex
 	backends []*url.URL
+	served   map[string]int // replica base URL -> requests sent to it
 	next     atomic.Uint64
 	srv      *http.Server
 }
@@ -32,7 +34,7 @@ func NewBalancer() (*Balancer, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Balancer{URL: "http://" + ln.Addr().String()}
+	b := &Balancer{URL: "http://" + ln.Addr().String(), served: map[string]int{}}
 	proxy := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			if u := b.pick(); u != nil {
@@ -60,7 +62,16 @@ func (b *Balancer) pick() *url.URL {
 	if len(b.backends) == 0 {
 		return nil
 	}
-	return b.backends[int(b.next.Add(1)-1)%len(b.backends)]
+	u := b.backends[int(b.next.Add(1)-1)%len(b.backends)]
+	b.served[u.String()]++
+	return u
+}
+
+// Served counts the requests sent to each replica (by base URL).
+func (b *Balancer) Served() map[string]int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return maps.Clone(b.served)
 }
 
 // Add puts a replica (its base URL) into rotation.

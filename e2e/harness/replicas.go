@@ -86,6 +86,21 @@ func (p *Platform) AddReplica(ctx context.Context, s platform.Service) error {
 	return b.Add(inst.URL)
 }
 
+// Served counts the requests the balancer of a service sent to each of
+// its replicas, in the order of Replicas.
+func (p *Platform) Served(name string) []int {
+	b := p.balancers[name]
+	if b == nil {
+		return nil
+	}
+	served := b.Served()
+	var out []int
+	for _, r := range p.Replicas(name) {
+		out = append(out, served[r.URL])
+	}
+	return out
+}
+
 // Replicas lists the replicas of a balanced service, stopped ones too.
 func (p *Platform) Replicas(name string) []*Replica {
 	p.mu.Lock()
