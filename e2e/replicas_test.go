@@ -127,6 +127,11 @@ func TestReplicasCooperate(t *testing.T) {
 	close(jobs)
 	wg.Wait()
 	stops.Wait()
+	for _, s := range replicated {
+		for _, e := range rp.BalancerErrors(s) {
+			t.Errorf("%s: a request reached no replica: %s", s, e)
+		}
+	}
 	// Both replicas served before one stopped (the gateway reaches the
 	// customer and verification replicas in turn).
 	for _, s := range []string{"customer", "verification"} {
@@ -153,8 +158,15 @@ func TestReplicasCooperate(t *testing.T) {
 	eventuallyFor(t, 60*time.Second, "a verification.completed delivery for every customer", func() bool {
 		return len(rc.completed()) == len(ids)
 	})
-	eventuallyFor(t, 60*time.Second, "a report for every customer", func() bool {
-		return countReports(t, rp) == len(all)
+	// Rendering is the slow part (photo thumbnails and PDF, one outcome
+	// at a time per consumer; several times slower under -race).
+	reports := 0
+	eventuallyFor(t, 4*time.Minute, "a report for every customer", func() bool {
+		if n := countReports(t, rp); n != reports {
+			reports = n
+			t.Logf("%d of %d reports rendered", n, len(all))
+		}
+		return reports == len(all)
 	})
 	waitBillableOn(t, rp, liveKey, int64(len(live)))
 	time.Sleep(time.Second) // a duplicate would arrive now, if any were coming

@@ -24,6 +24,7 @@ type Balancer struct {
 	mu       sync.Mutex
 	backends []*url.URL
 	served   map[string]int // replica base URL -> requests sent to it
+	errs     []string       // why requests failed (each answered 502)
 	next     atomic.Uint64
 	srv      *http.Server
 }
@@ -42,6 +43,9 @@ func NewBalancer() (*Balancer, error) {
 			}
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			b.mu.Lock()
+			b.errs = append(b.errs, r.Method+" "+r.URL.String()+": "+err.Error())
+			b.mu.Unlock()
 			w.WriteHeader(http.StatusBadGateway)
 		},
 	}
@@ -65,6 +69,13 @@ func (b *Balancer) pick() *url.URL {
 	u := b.backends[int(b.next.Add(1)-1)%len(b.backends)]
 	b.served[u.String()]++
 	return u
+}
+
+// Errors lists the requests that failed to reach a replica and why.
+func (b *Balancer) Errors() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.errs)
 }
 
 // Served counts the requests sent to each replica (by base URL).
