@@ -70,7 +70,11 @@ func Run(ctx context.Context, log *slog.Logger, hl *health.Health, h HTTP, drain
 		if hl != nil {
 			hl.Drain()
 		}
-		time.Sleep(h.Linger)
+		if ctx.Err() != nil {
+			// Told to stop (not a failing part): serve on while load
+			// balancers notice the failing readiness.
+			time.Sleep(h.Linger)
+		}
 		end := time.Now().Add(drain)
 		dl.at.Store(end.UnixNano())
 		sctx, cancel := context.WithDeadline(context.Background(), end)
