@@ -98,6 +98,11 @@ func burst(n, customers, clients int, profile bool, prof *os.File) result {
 		create(p, key, -1-i)
 	}
 	waitVerified(p, key, 10, time.Minute)
+	settled, err := waitGroupsStable(p, n, time.Minute)
+	if err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("%d replica(s): consumer groups stable %s after the warm-up", n, settled.Round(time.Millisecond))
 	time.Sleep(2 * time.Second)
 
 	res := result{replicas: n}
