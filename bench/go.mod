@@ -10,6 +10,7 @@ require (
 	github.com/kycfield/kyc/pkg v0.0.0
 	github.com/kycfield/kyc/services/customer v0.0.0
 	github.com/kycfield/kyc/stack v0.0.0
+	github.com/segmentio/kafka-go v0.4.51
 )
 
 require github.com/sony/gobreaker/v2 v2.4.0 // indirect
@@ -67,7 +68,6 @@ require (
 	github.com/redis/go-redis/v9 v9.23.0 // indirect
 	github.com/rs/xid v1.6.0 // indirect
 	github.com/rwcarlsen/goexif v0.0.0-20190401172101-9e8deecbddbd // indirect
-	github.com/segmentio/kafka-go v0.4.51 // indirect
 	github.com/shopspring/decimal v1.4.0 // indirect
 	github.com/spf13/cast v1.7.0 // indirect
 	github.com/tinylib/msgp v1.6.4 // indirect

@@ -19,8 +19,9 @@ import (
 	"github.com/kycfield/kyc/e2e/harness"
 )
 
-// replicated are the services TestReplicasCooperate runs twice.
-var replicated = []string{"customer", "verification", "reporting", "webhook"}
+// replicated are the services TestReplicasCooperate runs twice:
+// auth-billing too, whose usage consumer charges the live addresses.
+var replicated = []string{"customer", "verification", "reporting", "webhook", "auth-billing"}
 
 // deliveryCounter is a lender's webhook receiver that counts what it gets
 // by event id (the webhook-id header) and keeps each event's type.
@@ -66,8 +67,8 @@ func (d *deliveryCounter) completed() map[string]int {
 	return out
 }
 
-// Two replicas of customer, verification, reporting and webhook on the
-// same databases, topics and buckets: 200 sandbox customers and three
+// Two replicas of customer, verification, reporting, webhook and
+// auth-billing on the same databases, topics and buckets: 200 sandbox customers and three
 // live ones, one replica of each stopped half way. Every customer is
 // verified once, gets one report, each event reaches the lender's endpoint
 // once, and each live address is charged once.
@@ -126,6 +127,16 @@ func TestReplicasCooperate(t *testing.T) {
 	close(jobs)
 	wg.Wait()
 	stops.Wait()
+	for _, s := range replicated {
+		for _, e := range rp.BalancerErrors(s) {
+			t.Errorf("%s: a request reached no replica: %s", s, e)
+		}
+	}
+	// Both customer replicas took creates before one stopped (the gateway
+	// reaches them in turn).
+	if served := rp.Served("customer"); len(served) != 2 || served[0] == 0 || served[1] == 0 {
+		t.Errorf("customer replicas served %v requests: want both", served)
+	}
 	for s, took := range drains {
 		t.Logf("%s replica drained and stopped in %s", s, took.Round(time.Millisecond))
 		if took > 20*time.Second {
@@ -145,13 +156,22 @@ func TestReplicasCooperate(t *testing.T) {
 	eventuallyFor(t, 60*time.Second, "a verification.completed delivery for every customer", func() bool {
 		return len(rc.completed()) == len(ids)
 	})
-	eventuallyFor(t, 60*time.Second, "a report for every customer", func() bool {
-		return countReports(t, rp) == len(all)
+	// Rendering is the slow part (photo thumbnails and PDF, one outcome
+	// at a time per consumer; several times slower under -race).
+	reports := 0
+	eventuallyFor(t, 4*time.Minute, "a report for every customer", func() bool {
+		if n := countReports(t, rp); n != reports {
+			reports = n
+			t.Logf("%d of %d reports rendered", n, len(all))
+		}
+		return reports == len(all)
 	})
 	waitBillableOn(t, rp, liveKey, int64(len(live)))
 	time.Sleep(time.Second) // a duplicate would arrive now, if any were coming
 
 	rc.mu.Lock()
+	t.Logf("%d customers verified, %d events delivered, %d reports, requests per replica: customer %v, verification %v",
+		len(all), len(rc.byID), countReports(t, rp), rp.Served("customer"), rp.Served("verification"))
 	for id, n := range rc.byID {
 		if n != 1 {
 			t.Errorf("event %s (%s) delivered %d times", id, rc.typeOf[id], n)

@@ -30,6 +30,7 @@ var varNotes = map[string]string{
 	"KAFKA_PARTITIONS":            "partitions of the topics the service creates (caps useful consumer replicas)",
 	"KAFKA_REPLICATION":           "replication factor of the topics the service creates",
 	"SHUTDOWN_TIMEOUT":            "drain time for requests and consumers on SIGTERM",
+	"SHUTDOWN_DELAY":              "on SIGTERM, how long to go on serving with `/readyz` failing before the drain, while load balancers stop routing here",
 	"HTTP_ADDR":                   "listen address",
 	"DATABASE_URL":                "the service's own PostgreSQL database (created at start when the role may)",
 	"DATABASE_MAX_CONNS":          "connection pool size",

@@ -267,7 +267,7 @@ var deploymentRules = []deploymentRule{
 		}
 		return nil
 	}},
-	{"termination grace outlasts SHUTDOWN_TIMEOUT", func(r *rendered, _ platform.Service, d *appsv1.Deployment) error {
+	{"termination grace outlasts SHUTDOWN_DELAY plus SHUTDOWN_TIMEOUT", func(r *rendered, _ platform.Service, d *appsv1.Deployment) error {
 		c, err := mainContainer(d)
 		if err != nil {
 			return err
@@ -280,9 +280,13 @@ var deploymentRules = []deploymentRule{
 		if err != nil {
 			return fmt.Errorf("SHUTDOWN_TIMEOUT: %v", err)
 		}
+		linger, err := time.ParseDuration(env["SHUTDOWN_DELAY"].Value)
+		if err != nil {
+			return fmt.Errorf("SHUTDOWN_DELAY: %v", err)
+		}
 		g := d.Spec.Template.Spec.TerminationGracePeriodSeconds
-		if g == nil || time.Duration(*g)*time.Second <= drain {
-			return fmt.Errorf("terminationGracePeriodSeconds must exceed SHUTDOWN_TIMEOUT %s", drain)
+		if g == nil || time.Duration(*g)*time.Second <= linger+drain {
+			return fmt.Errorf("terminationGracePeriodSeconds must exceed SHUTDOWN_DELAY %s plus SHUTDOWN_TIMEOUT %s", linger, drain)
 		}
 		return nil
 	}},

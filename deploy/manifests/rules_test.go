@@ -59,8 +59,10 @@ func TestRulesCatchBreakage(t *testing.T) {
 			func(d *appsv1.Deployment) { main(d).VolumeMounts = nil }},
 		{"image of another target", "image names a Dockerfile target for this component",
 			func(d *appsv1.Deployment) { main(d).Image = "kyc/customer:dev" }},
-		{"grace shorter than the drain", "termination grace outlasts SHUTDOWN_TIMEOUT",
+		{"grace shorter than the drain", "termination grace outlasts SHUTDOWN_DELAY plus SHUTDOWN_TIMEOUT",
 			func(d *appsv1.Deployment) { g := int64(5); d.Spec.Template.Spec.TerminationGracePeriodSeconds = &g }},
+		{"grace without the delay", "termination grace outlasts SHUTDOWN_DELAY plus SHUTDOWN_TIMEOUT",
+			func(d *appsv1.Deployment) { g := int64(24); d.Spec.Template.Spec.TerminationGracePeriodSeconds = &g }},
 		{"secret from a literal", "every variable the Config reads is set, nothing else, secrets only from Secrets",
 			func(d *appsv1.Deployment) {
 				dropEnv("MINIO_SECRET_KEY")(d)

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -22,6 +23,8 @@ type Balancer struct {
 
 	mu       sync.Mutex
 	backends []*url.URL
+	served   map[string]int // replica base URL -> requests sent to it
+	errs     []string       // why requests failed (each answered 502)
 	next     atomic.Uint64
 	srv      *http.Server
 }
@@ -32,7 +35,7 @@ func NewBalancer() (*Balancer, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Balancer{URL: "http://" + ln.Addr().String()}
+	b := &Balancer{URL: "http://" + ln.Addr().String(), served: map[string]int{}}
 	proxy := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			if u := b.pick(); u != nil {
@@ -40,6 +43,9 @@ func NewBalancer() (*Balancer, error) {
 			}
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			b.mu.Lock()
+			b.errs = append(b.errs, r.Method+" "+r.URL.String()+": "+err.Error())
+			b.mu.Unlock()
 			w.WriteHeader(http.StatusBadGateway)
 		},
 	}
@@ -60,7 +66,23 @@ func (b *Balancer) pick() *url.URL {
 	if len(b.backends) == 0 {
 		return nil
 	}
-	return b.backends[int(b.next.Add(1)-1)%len(b.backends)]
+	u := b.backends[int(b.next.Add(1)-1)%len(b.backends)]
+	b.served[u.String()]++
+	return u
+}
+
+// Errors lists the requests that failed to reach a replica and why.
+func (b *Balancer) Errors() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.errs)
+}
+
+// Served counts the requests sent to each replica (by base URL).
+func (b *Balancer) Served() map[string]int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return maps.Clone(b.served)
 }
 
 // Add puts a replica (its base URL) into rotation.

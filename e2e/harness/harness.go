@@ -59,6 +59,10 @@ type Options struct {
 	// of a fresh one (benchmarks on seeded data); the run neither
 	// empties nor drops it.
 	Databases map[string]string
+	// BalanceAll puts the balancer in front of every service named in
+	// Replicas, one replica included, so that one and several replicas
+	// are compared through the same hops (benchmarks).
+	BalanceAll bool
 }
 
 // Start brings the platform up: every service of the registry on its own
@@ -88,7 +92,7 @@ func StartWith(ctx context.Context, o Options) (p *Platform, err error) {
 	for _, s := range stack.Services {
 		p.envs[s.Name] = s.Environ(shared, p.Override(s))
 	}
-	if err := p.balance(o.Replicas); err != nil {
+	if err := p.balance(o); err != nil {
 		return nil, err
 	}
 	if err := p.pinVerification(); err != nil {

@@ -10,6 +10,11 @@ import (
 	"github.com/kycfield/kyc/stack"
 )
 
+// shutdownDelay is SHUTDOWN_DELAY for replicated services: on this
+// loopback balancer, leaving rotation takes effect at once; the delay only
+// needs to cover a request already on its way.
+const shutdownDelay = 500 * time.Millisecond
+
 // Replica is one instance of a service run as several.
 type Replica struct {
 	URL  string
@@ -20,9 +25,9 @@ type Replica struct {
 // balance puts a Balancer in front of every service asked to run as more
 // than one replica; what calls that service (the gateway, reporting's
 // reads from verification) is given the balancer's address.
-func (p *Platform) balance(replicas map[string]int) error {
-	for name, n := range replicas {
-		if n < 2 {
+func (p *Platform) balance(o Options) error {
+	for name, n := range o.Replicas {
+		if n < 2 && !o.BalanceAll {
 			continue
 		}
 		if _, ok := stack.Find(name); !ok || p.envs[name] == nil {
@@ -33,6 +38,9 @@ func (p *Platform) balance(replicas map[string]int) error {
 			return err
 		}
 		p.balancers[name] = b
+		// As in a pod (see StopReplica): serve on for a moment after
+		// SIGTERM, while the balancer stops sending requests here.
+		p.envs[name]["SHUTDOWN_DELAY"] = shutdownDelay.String()
 	}
 	return nil
 }
@@ -86,6 +94,30 @@ func (p *Platform) AddReplica(ctx context.Context, s platform.Service) error {
 	return b.Add(inst.URL)
 }
 
+// Served counts the requests the balancer of a service sent to each of
+// its replicas, in the order of Replicas.
+func (p *Platform) Served(name string) []int {
+	b := p.balancers[name]
+	if b == nil {
+		return nil
+	}
+	served := b.Served()
+	var out []int
+	for _, r := range p.Replicas(name) {
+		out = append(out, served[r.URL])
+	}
+	return out
+}
+
+// BalancerErrors lists the requests to a balanced service that reached
+// no replica (each answered 502), and why.
+func (p *Platform) BalancerErrors(name string) []string {
+	if b := p.balancers[name]; b != nil {
+		return b.Errors()
+	}
+	return nil
+}
+
 // Replicas lists the replicas of a balanced service, stopped ones too.
 func (p *Platform) Replicas(name string) []*Replica {
 	p.mu.Lock()
@@ -94,9 +126,9 @@ func (p *Platform) Replicas(name string) []*Replica {
 }
 
 // StopReplica stops replica i of a balanced service the way Kubernetes
-// stops a pod: out of its Service's rotation first, then SIGTERM (the
-// service drains: readiness fails, in-flight requests finish, consumers
-// and workers finish what they hold). It returns once the replica has
+// stops a pod: out of its Service's rotation and SIGTERM together (the
+// service fails readiness and serves on for SHUTDOWN_DELAY, then drains:
+// in-flight requests finish, consumers and workers finish what they hold). It returns once the replica has
 // exited, with how long that took and why it exited.
 func (p *Platform) StopReplica(name string, i int) (time.Duration, error) {
 	rs := p.Replicas(name)
@@ -104,11 +136,11 @@ func (p *Platform) StopReplica(name string, i int) (time.Duration, error) {
 		return 0, fmt.Errorf("harness: %s has no replica %d", name, i)
 	}
 	r := rs[i]
-	p.balancers[name].Remove(r.URL)
-	// A request that picked this replica just before it left rotation
-	// still reaches a listening server (a preStop pause does this in a pod).
-	time.Sleep(100 * time.Millisecond)
 	start := time.Now()
+	// Both at once, as Kubernetes does: the endpoint leaves the Service
+	// while the pod gets SIGTERM; the replica's SHUTDOWN_DELAY covers a
+	// request routed to it meanwhile.
+	p.balancers[name].Remove(r.URL)
 	r.stop()
 	err := r.inst.Wait()
 	return time.Since(start), err

@@ -126,7 +126,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 	admin.Handle("GET /metrics", tel.MetricsHandler())
 	adminSrv := &http.Server{Addr: cfg.AdminAddr, Handler: admin, ReadHeaderTimeout: 5 * time.Second}
 
-	return server.Run(ctx, log, hl, server.HTTP{Addr: cfg.HTTPAddr, Handler: handler, OnListen: onListen}, cfg.ShutdownTimeout,
+	return server.Run(ctx, log, hl, server.HTTP{Addr: cfg.HTTPAddr, Handler: handler, OnListen: onListen, Linger: cfg.ShutdownDelay}, cfg.ShutdownTimeout,
 		func(ctx context.Context) error {
 			invalidations.Run(ctx, func(m kafka.Message) {
 				if e, err := event.Decode(m.Value); err == nil {

@@ -30,6 +30,12 @@ type Common struct {
 	KafkaPartitions  int           `env:"KAFKA_PARTITIONS" envDefault:"3"`
 	KafkaReplication int           `env:"KAFKA_REPLICATION" envDefault:"1"`
 	ShutdownTimeout  time.Duration `env:"SHUTDOWN_TIMEOUT" envDefault:"20s"`
+	// ShutdownDelay is how long a process told to stop keeps serving while
+	// its /readyz fails, before it closes its listener: load balancers
+	// (kube-proxy, the Ingress) stop routing to a terminating pod a moment
+	// after it got SIGTERM, and a connection routed there meanwhile must
+	// not be refused. 0 locally, where nothing routes by readiness.
+	ShutdownDelay time.Duration `env:"SHUTDOWN_DELAY" envDefault:"0s"`
 }
 
 // Production reports whether the binary runs in production mode.

@@ -71,6 +71,7 @@ func (h *Health) ready(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), CheckTimeout)
 	defer cancel()
 	failed := h.run(ctx)
+	w.Header().Set("Cache-Control", "no-store")
 	if len(failed) == 0 && !h.draining.Load() {
 		h.lastReason.Store(nil)
 		envelope.OK(r.Context(), w, http.StatusOK, "", map[string]string{"status": "ready"})
@@ -107,11 +108,15 @@ type failure struct {
 func (h *Health) run(ctx context.Context) []failure {
 	h.mu.Lock()
 	names := append([]string(nil), h.names...)
+	checks := make([]Check, len(names))
+	for i, n := range names {
+		checks[i] = h.checks[n]
+	}
 	h.mu.Unlock()
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
-	for i, n := range names {
-		wg.Go(func() { errs[i] = h.checks[n](ctx) })
+	for i, c := range checks {
+		wg.Go(func() { errs[i] = c(ctx) })
 	}
 	wg.Wait()
 	var out []failure

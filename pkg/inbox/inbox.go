@@ -131,18 +131,18 @@ func (c *Consumer) Run(ctx context.Context) error {
 			}
 			continue
 		}
-		if !c.handle1(ctx, m) {
+		if !c.handleFetched(ctx, m) {
 			return nil
 		}
 	}
 }
 
-// handle1 applies and commits what one fetch brought. Told to stop (ctx
+// handleFetched applies and commits what one fetch brought. Told to stop (ctx
 // ends) half way, it still finishes the attempt in hand and commits it
 // (server.Hand), so that the next member of the group does not redo it;
 // it only gives up retrying. It returns false when the consumer should
 // stop.
-func (c *Consumer) handle1(ctx context.Context, m kafka.Message) bool {
+func (c *Consumer) handleFetched(ctx context.Context, m kafka.Message) bool {
 	hand, done := server.Hand(ctx)
 	defer done()
 	msgs := []kafka.Message{m}

@@ -185,7 +185,8 @@ func (b *Base) Serve(ctx context.Context, addr string, onListen func(string)) er
 	defer b.Close()
 	// Server spans continue the gateway's trace; the request id sits
 	// outside so that it is in the context the handler logs with.
-	h := server.HTTP{Addr: addr, Handler: requestid.Middleware(b.Tel.Server(b.Mux, telemetry.ServerOptions{TrustParent: true})), OnListen: onListen}
+	h := server.HTTP{Addr: addr, Handler: requestid.Middleware(b.Tel.Server(b.Mux, telemetry.ServerOptions{TrustParent: true})), OnListen: onListen,
+		Linger: b.common.ShutdownDelay}
 	return server.Run(ctx, b.Log, b.Health, h, b.common.ShutdownTimeout, b.workers...)
 }
 

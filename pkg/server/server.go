@@ -25,6 +25,9 @@ type HTTP struct {
 	Handler http.Handler
 	// OnListen is called with the bound address (tests listen on :0).
 	OnListen func(addr string)
+	// Linger is how long the server goes on serving after ctx ends, with
+	// readiness failing, before the drain starts (SHUTDOWN_DELAY).
+	Linger time.Duration
 }
 
 // Worker is a background loop that returns when its context ends.
@@ -66,6 +69,11 @@ func Run(ctx context.Context, log *slog.Logger, hl *health.Health, h HTTP, drain
 		log.Info("shutting down")
 		if hl != nil {
 			hl.Drain()
+		}
+		if ctx.Err() != nil {
+			// Told to stop (not a failing part): serve on while load
+			// balancers notice the failing readiness.
+			time.Sleep(h.Linger)
 		}
 		end := time.Now().Add(drain)
 		dl.at.Store(end.UnixNano())

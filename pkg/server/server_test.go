@@ -110,3 +110,38 @@ func get(t *testing.T, url string) int {
 	resp.Body.Close()
 	return resp.StatusCode
 }
+
+// With a linger (SHUTDOWN_DELAY), a process told to stop goes on serving
+// for that long with /readyz failing, so that a request routed to it
+// before the load balancer noticed is answered rather than refused.
+func TestLingerServesWithReadinessFailing(t *testing.T) {
+	t.Parallel()
+	hl := health.New()
+	mux := http.NewServeMux()
+	hl.Register(mux)
+	mux.HandleFunc("GET /hello", func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "hello") })
+	ctx, sigterm := context.WithCancel(context.Background())
+	addr := make(chan string, 1)
+	stopped := make(chan error, 1)
+	go func() {
+		stopped <- server.Run(ctx, logging.Discard(), hl, server.HTTP{Addr: "127.0.0.1:0", Handler: mux,
+			OnListen: func(a string) { addr <- a }, Linger: time.Second}, 2*time.Second)
+	}()
+	base := "http://" + <-addr
+	sigterm()
+	for !hl.Draining() {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if code := get(t, base+"/readyz"); code != http.StatusServiceUnavailable {
+		t.Errorf("readyz while lingering: %d", code)
+	}
+	if code := get(t, base+"/hello"); code != http.StatusOK {
+		t.Errorf("a request while lingering: %d", code)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := http.Get(base + "/hello"); err == nil {
+		t.Error("still serving after the linger and the drain")
+	}
+}
