@@ -237,8 +237,14 @@ func once(ctx context.Context, gateway string, k kind) (float64, [2]int64, error
 		return 0, bytes, err
 	}
 	// The page marks when it has drawn the list.
-	took, err := chromedp.Run(tctx, chromedp.PollFunction[float64](
-		`() => performance.getEntriesByName("kyc:customers-drawn")[0]?.startTime || 0`, chromedp.WithPollingTimeout(time.Minute)))
+	drawn := chromedp.PollFunction[float64](`() => performance.getEntriesByName("kyc:customers-drawn")[0]?.startTime || 0`,
+		chromedp.WithPollingTimeout(time.Minute))
+	took, err := chromedp.Run(tctx, drawn)
+	for try := 0; err != nil && strings.Contains(err.Error(), "Cannot find context") && try < 3; try++ {
+		// The poll began in the blank page's context as it was replaced;
+		// poll again in the new one (the mark is on the new page's clock).
+		took, err = chromedp.Run(tctx, drawn)
+	}
 	if err != nil {
 		return 0, bytes, err
 	}

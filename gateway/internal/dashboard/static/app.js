@@ -36,6 +36,10 @@ session.onEnd = () => {
 };
 
 async function start() {
+  // The page the address names is fetched while /me is asked, not after:
+  // on a slow connection that is a round trip saved.
+  const [wanted] = location.hash.replace(/^#\/?/, "").split("/");
+  pages.find((p) => p.id === wanted)?.load().catch(() => {});
   try {
     signedIn(await dash("GET", "/me"));
   } catch {
