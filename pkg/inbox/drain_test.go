@@ -13,7 +13,6 @@ import (
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/pkg/kafkabus"
-	"github.com/kycfield/kyc/pkg/kafkatest"
 	"github.com/kycfield/kyc/pkg/logging"
 	"github.com/kycfield/kyc/pkg/pgtest"
 )
@@ -23,23 +22,10 @@ import (
 // again, it goes on from the next one.
 func TestStoppingConsumerFinishesTheEventInHand(t *testing.T) {
 	t.Parallel()
-	bus := kafkatest.Config(t)
-	topic := bus.Topic("drain")
-	if err := kafkabus.EnsureTopics(context.Background(), bus, topic); err != nil {
-		t.Fatal(err)
-	}
-	w := kafkabus.NewWriter(bus)
-	defer w.Close()
+	bus, topic, publish := newTopic(t, "drain")
 	send := func(e event.Event) {
 		b, _ := json.Marshal(e)
-		var err error
-		for range 50 {
-			if err = w.WriteMessages(context.Background(), kafka.Message{Topic: topic, Key: []byte("k"), Value: b}); err == nil {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		t.Fatal(err)
+		publish(kafka.Message{Value: b})
 	}
 	pool, _ := pgtest.NewDB(t, inbox.Migration())
 	if _, err := pool.Exec(context.Background(), `CREATE TABLE effects (event_id text)`); err != nil {

@@ -15,32 +15,14 @@ import (
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/pkg/kafkabus"
-	"github.com/kycfield/kyc/pkg/kafkatest"
 	"github.com/kycfield/kyc/pkg/logging"
 	"github.com/kycfield/kyc/pkg/pgtest"
 )
 
 func TestRedeliveriesApplyOnceAndFailuresAreRetried(t *testing.T) {
 	t.Parallel()
-	bus := kafkatest.Config(t)
-	topic := bus.Topic("in")
-	if err := kafkabus.EnsureTopics(context.Background(), bus, topic); err != nil {
-		t.Fatal(err)
-	}
-	w := kafkabus.NewWriter(bus)
-	defer w.Close()
-	send := func(value []byte) {
-		// A topic created a moment ago may be unknown to the writer's
-		// metadata for a little while.
-		var err error
-		for range 50 {
-			if err = w.WriteMessages(context.Background(), kafka.Message{Topic: topic, Key: []byte("k"), Value: value}); err == nil {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		t.Fatal(err)
-	}
+	bus, topic, publish := newTopic(t, "in")
+	send := func(value []byte) { publish(kafka.Message{Value: value}) }
 	a, _ := event.New("ok", "org", "test", nil)
 	f, _ := event.New("flaky", "org", "test", nil)
 	p, _ := event.New("poison", "org", "test", nil)

@@ -15,7 +15,6 @@ import (
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/pkg/kafkabus"
-	"github.com/kycfield/kyc/pkg/kafkatest"
 	"github.com/kycfield/kyc/pkg/logging"
 	"github.com/kycfield/kyc/pkg/pgtest"
 	"github.com/kycfield/kyc/pkg/telemetry"
@@ -27,13 +26,7 @@ import (
 // how many messages wait behind the last one it applied.
 func TestConsumerJoinsTheProducersTraceAndReportsLag(t *testing.T) {
 	t.Parallel()
-	bus := kafkatest.Config(t)
-	topic := bus.Topic("traced")
-	if err := kafkabus.EnsureTopics(context.Background(), bus, topic); err != nil {
-		t.Fatal(err)
-	}
-	w := kafkabus.NewWriter(bus)
-	defer w.Close()
+	bus, topic, publish := newTopic(t, "traced")
 	tid, _ := trace.TraceIDFromHex("4bf92f3577b34da6a3ce929d0e0e4736")
 	sid, _ := trace.SpanIDFromHex("00f067aa0ba902b7")
 	producer := trace.ContextWithSpanContext(context.Background(),
@@ -43,18 +36,9 @@ func TestConsumerJoinsTheProducersTraceAndReportsLag(t *testing.T) {
 		e, _ := event.New("ok", "org", "test", nil)
 		events = append(events, e)
 		b, _ := json.Marshal(e)
-		m := kafka.Message{Topic: topic, Key: []byte("k"), Value: b}
+		m := kafka.Message{Value: b}
 		telemetry.Propagator().Inject(producer, kafkabus.Headers{H: &m.Headers})
-		var err error
-		for range 50 { // a new topic may be unknown to the writer for a moment
-			if err = w.WriteMessages(context.Background(), m); err == nil {
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		publish(m)
 	}
 
 	pool, _ := pgtest.NewDB(t, inbox.Migration())
