@@ -92,24 +92,13 @@ type fieldVisit struct {
 
 func newFieldVisit(t *testing.T, state, lga, city string) fieldVisit {
 	t.Helper()
-	admin := func(method, path string, body any) harness.Response {
-		return P.Do(t, harness.Request{Method: method, URL: P.URLs["verification"] + path, Key: harness.AdminToken, Body: body})
-	}
-	ph := phone()
-	r := admin("POST", "/admin/v1/agents", map[string]any{"name": "Funke Adeyemi", "phone": ph, "states": []string{state}, "lgas": []string{lga}})
-	if r.Status != http.StatusCreated {
-		t.Fatalf("create agent: %d %s", r.Status, r.Body)
-	}
-	var a struct{ ID string }
-	r.Decode(t, &a)
-	var code struct{ Code string }
-	admin("POST", "/admin/v1/agents/"+a.ID+"/code", nil).Decode(t, &code)
+	_, ph, code := agentWithCode(t, P, "Funke Adeyemi", []string{state}, []string{lga})
 	org := P.NewOrg(t, "growth")
 	_, live := P.NewKey(t, org, "live")
 	c := create(t, live, newCustomer(map[string]any{"addresses": []map[string]any{{"streetNumber": "12", "streetName": "Adebayo Road",
 		"city": city, "lga": lga, "state": state, "landmark": "Opposite the mosque", "notes": "Green gate, ask for Mama Ngozi"}}}))
 	waitAddress(t, live, c.ID, "ASSIGNED")
-	return fieldVisit{key: live, customerID: c.ID, addressID: c.Addresses[0].ID, phone: ph, code: code.Code}
+	return fieldVisit{key: live, customerID: c.ID, addressID: c.Addresses[0].ID, phone: ph, code: code}
 }
 
 // photoFiles writes two JPEGs: the first with EXIF GPS at exif (when

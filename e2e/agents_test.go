@@ -24,37 +24,53 @@ type fieldAgent struct {
 	id, token string
 }
 
-// newAgent creates an agent through the verification service's admin API
-// and signs it in through the gateway with a one-time code.
-func newAgent(t *testing.T, name string, states, lgas []string) *fieldAgent {
+// agentWithCode creates an agent on p through the verification service's
+// admin API and issues its one-time sign-in code.
+func agentWithCode(t *testing.T, p *harness.Platform, name string, states, lgas []string) (id, ph, code string) {
 	t.Helper()
 	admin := func(method, path string, body any) harness.Response {
-		return P.Do(t, harness.Request{Method: method, URL: P.URLs["verification"] + path, Key: harness.AdminToken, Body: body})
+		return p.Do(t, harness.Request{Method: method, URL: p.URLs["verification"] + path, Key: harness.AdminToken, Body: body})
 	}
-	ph := phone()
+	ph = phone()
 	r := admin("POST", "/admin/v1/agents", map[string]any{"name": name, "phone": ph, "states": states, "lgas": lgas})
 	if r.Status != http.StatusCreated {
 		t.Fatalf("create agent: %d %s", r.Status, r.Body)
 	}
 	var a struct{ ID string }
 	r.Decode(t, &a)
-	r = admin("POST", "/admin/v1/agents/"+a.ID+"/code", nil)
-	var code struct{ Code string }
-	r.Decode(t, &code)
-	if bad := P.Do(t, harness.Request{Method: "POST", URL: P.GatewayURL + "/agent/v1/session",
-		Body: map[string]any{"phone": ph, "code": "000000"}}); bad.Status != http.StatusUnauthorized && code.Code != "000000" {
-		t.Fatalf("wrong code: %d %s", bad.Status, bad.Body)
-	}
-	r = P.Do(t, harness.Request{Method: "POST", URL: P.GatewayURL + "/agent/v1/session", Body: map[string]any{"phone": ph, "code": code.Code}})
+	var c struct{ Code string }
+	admin("POST", "/admin/v1/agents/"+a.ID+"/code", nil).Decode(t, &c)
+	return a.ID, ph, c.Code
+}
+
+// signInAgent exchanges a one-time code for the agent's session token
+// through p's gateway.
+func signInAgent(t *testing.T, p *harness.Platform, phone, code string) string {
+	t.Helper()
+	r := p.Do(t, harness.Request{Method: "POST", URL: p.GatewayURL + "/agent/v1/session", Body: map[string]any{"phone": phone, "code": code}})
 	if r.Status != http.StatusCreated {
 		t.Fatalf("sign in: %d %s", r.Status, r.Body)
 	}
 	var s struct{ Token string }
 	r.Decode(t, &s)
-	if r := P.Do(t, harness.Request{Method: "POST", URL: P.GatewayURL + "/agent/v1/session", Body: map[string]any{"phone": ph, "code": code.Code}}); r.Status != http.StatusUnauthorized {
+	return s.Token
+}
+
+// newAgent creates an agent through the verification service's admin API
+// and signs it in through the gateway with a one-time code, which then
+// no longer works (nor does a wrong one).
+func newAgent(t *testing.T, name string, states, lgas []string) *fieldAgent {
+	t.Helper()
+	id, ph, code := agentWithCode(t, P, name, states, lgas)
+	if bad := P.Do(t, harness.Request{Method: "POST", URL: P.GatewayURL + "/agent/v1/session",
+		Body: map[string]any{"phone": ph, "code": "000000"}}); bad.Status != http.StatusUnauthorized && code != "000000" {
+		t.Fatalf("wrong code: %d %s", bad.Status, bad.Body)
+	}
+	token := signInAgent(t, P, ph, code)
+	if r := P.Do(t, harness.Request{Method: "POST", URL: P.GatewayURL + "/agent/v1/session", Body: map[string]any{"phone": ph, "code": code}}); r.Status != http.StatusUnauthorized {
 		t.Fatalf("a used code signed in again: %d", r.Status)
 	}
-	return &fieldAgent{t: t, id: a.ID, token: s.Token}
+	return &fieldAgent{t: t, id: id, token: token}
 }
 
 func (a *fieldAgent) call(method, path string, body any, key string) harness.Response {
@@ -90,6 +106,13 @@ func (a *fieldAgent) tasks() []agentTask {
 // photo uploads a JPEG (with EXIF GPS at exifAt when given) for a task.
 func (a *fieldAgent) photo(addressID, tag string, exifAt *[2]float64) harness.Response {
 	a.t.Helper()
+	body, ctype := photoForm(tag, testJPEG(exifAt))
+	return P.Do(a.t, harness.Request{Method: "POST", URL: P.GatewayURL + "/agent/v1/tasks/" + addressID + "/photos", Body: body,
+		Header: map[string]string{"Authorization": "Bearer " + a.token, "Content-Type": ctype, "Idempotency-Key": uuid.NewString()}})
+}
+
+// photoForm is an agent's photo upload: the file and the phone's position.
+func photoForm(tag string, jpg []byte) ([]byte, string) {
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	_ = mw.WriteField("tag", tag)
@@ -97,10 +120,9 @@ func (a *fieldAgent) photo(addressID, tag string, exifAt *[2]float64) harness.Re
 	_ = mw.WriteField("longitude", "4.5421")
 	_ = mw.WriteField("accuracy", "12")
 	fw, _ := mw.CreateFormFile("file", "photo.jpg")
-	_, _ = fw.Write(testJPEG(exifAt))
+	_, _ = fw.Write(jpg)
 	_ = mw.Close()
-	return P.Do(a.t, harness.Request{Method: "POST", URL: P.GatewayURL + "/agent/v1/tasks/" + addressID + "/photos", Body: body.Bytes(),
-		Header: map[string]string{"Authorization": "Bearer " + a.token, "Content-Type": mw.FormDataContentType(), "Idempotency-Key": uuid.NewString()}})
+	return body.Bytes(), mw.FormDataContentType()
 }
 
 func TestLiveFieldVerification(t *testing.T) {

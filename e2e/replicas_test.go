@@ -1,12 +1,10 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -250,25 +248,8 @@ func waitVerifiedOnce(t *testing.T, p *harness.Platform, key, id string) {
 func liveVisits(t *testing.T, p *harness.Platform, key string, n int) []string {
 	t.Helper()
 	lga := "Ilorin-" + uuid.NewString()[:8]
-	admin := func(method, path string, body any) harness.Response {
-		return p.Do(t, harness.Request{Method: method, URL: p.URLs["verification"] + path, Key: harness.AdminToken, Body: body})
-	}
-	ph := phone()
-	r := admin("POST", "/admin/v1/agents", map[string]any{"name": "Adewale Johnson", "phone": ph, "states": []string{"Kwara"}, "lgas": []string{lga}})
-	if r.Status != http.StatusCreated {
-		t.Fatalf("create agent: %d %s", r.Status, r.Body)
-	}
-	var a struct{ ID string }
-	r.Decode(t, &a)
-	var code struct{ Code string }
-	admin("POST", "/admin/v1/agents/"+a.ID+"/code", nil).Decode(t, &code)
-	r = p.Do(t, harness.Request{Method: "POST", URL: p.GatewayURL + "/agent/v1/session", Body: map[string]any{"phone": ph, "code": code.Code}})
-	if r.Status != http.StatusCreated {
-		t.Fatalf("sign in: %d %s", r.Status, r.Body)
-	}
-	var s struct{ Token string }
-	r.Decode(t, &s)
-	agent := &fieldAgent{t: t, id: a.ID, token: s.Token}
+	id, ph, code := agentWithCode(t, p, "Adewale Johnson", []string{"Kwara"}, []string{lga})
+	agent := &fieldAgent{t: t, id: id, token: signInAgent(t, p, ph, code)}
 	addr := map[string]any{"streetNumber": "7", "streetName": "Taiwo Road", "city": "Ilorin", "lga": lga, "state": "Kwara"}
 	done := map[string]any{"outcome": "VERIFIED", "verifiedAddress": "7 Taiwo Road, Ilorin", "latitude": 8.4966, "longitude": 4.5422,
 		"accuracy": 8, "resident": map[string]any{"name": "Chidi Okafor", "relationship": "Brother", "yearsAtAddress": 6},
@@ -369,18 +350,4 @@ func eventuallyFor(t *testing.T, timeout time.Duration, what string, cond func()
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-// photoForm is an agent's photo upload: the file and the phone's position.
-func photoForm(tag string, jpg []byte) ([]byte, string) {
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	_ = mw.WriteField("tag", tag)
-	_ = mw.WriteField("latitude", "8.4966")
-	_ = mw.WriteField("longitude", "4.5421")
-	_ = mw.WriteField("accuracy", "12")
-	fw, _ := mw.CreateFormFile("file", "photo.jpg")
-	_, _ = fw.Write(jpg)
-	_ = mw.Close()
-	return body.Bytes(), mw.FormDataContentType()
 }
