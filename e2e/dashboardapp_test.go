@@ -306,10 +306,34 @@ func TestDashboardAppWebhooks(t *testing.T) {
 	d.do(chromedp.WaitVisible(chromedp.CSS(`tr[data-status="exhausted"]`)))
 	d.see("receiver says 500: try again later")
 	d.shot("07-webhook-log")
+	// Failures alone: the log filtered to "Failed" shows the one.
+	choose := func(status string) {
+		d.do(chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const s = document.getElementById("delivery-status");
+			s.value = %q; s.dispatchEvent(new Event("change")); })()`, status)))
+	}
+	choose("exhausted")
+	d.do(chromedp.PollFunction[chromedp.Void](`() => { const rows = document.querySelectorAll("tr[data-status]");
+		return rows.length === 1 && rows[0].dataset.status === "exhausted"; }`, chromedp.WithPollingTimeout(time.Minute)))
+	choose("")
+	d.do(chromedp.PollFunction[chromedp.Void](`() => document.querySelectorAll("tr[data-status]").length === 2`, chromedp.WithPollingTimeout(time.Minute)))
 	failing.Store(false)
 	d.do(tap(chromedp.CSS(`tr[data-status="exhausted"] button`)))
 	d.do(chromedp.PollFunction[chromedp.Void](`() => document.querySelectorAll('tr[data-status="succeeded"]').length === 2`,
 		chromedp.WithPollingTimeout(time.Minute)))
+
+	// More than a page of deliveries: the older ones are a page away.
+	id := strings.TrimPrefix(d.value(`location.hash`), "#/webhooks/")
+	for range 20 {
+		if d.api("POST", "/api/v1/webhooks/"+id+"/test", nil) == "" {
+			t.Fatal("test event refused")
+		}
+	}
+	d.do(tap(chromedp.ID("refresh-log")))
+	d.seeIn("log-range", "Deliveries 1-20")
+	d.do(tap(chromedp.ID("older-deliveries")))
+	d.seeIn("log-range", "Deliveries 21-22")
+	d.do(tap(chromedp.ID("newer-deliveries")))
+	d.seeIn("log-range", "Deliveries 1-20")
 
 	d.do(tap(chromedp.ID("rotate-secret")), tap(chromedp.ID("confirm-action")))
 	d.see("New signing secret")

@@ -2,7 +2,7 @@
 // secret, send a test event) and each endpoint's delivery log with a retry
 // button per delivery.
 import { api } from "./api.js";
-import { h, field, busy, when, table, showError } from "./dom.js";
+import { h, field, busy, when, table, showError, nodes } from "./dom.js";
 
 const events = ["verification.completed", "verification.rejected", "verification.address.updated"];
 const state = { secret: null }; // a secret just created, shown once on the endpoint's page
@@ -138,18 +138,35 @@ function edit(e, path, draw) {
 
 const words = { pending: "Pending", retrying: "Retrying", succeeded: "Succeeded", exhausted: "Failed" };
 
-// deliveries draws the log; while a delivery is still pending or being
-// retried, or a manual retry has not made its attempt yet (watch), it
-// redraws every second until the page is left.
+// deliveries draws the log, 20 at a time, filtered by status as chosen
+// (kept on the log element while the page is open; log.cursors holds the
+// cursors of the pages before this one). While a delivery is still pending
+// or being retried, or a manual retry has not made its attempt yet
+// (watch), it redraws every second until the page is left.
 async function deliveries(log, path, watch) {
   clearTimeout(log.timer);
+  log.cursors = log.cursors || [""];
+  const q = new URLSearchParams({ limit: "20" });
+  if (log.status) q.set("status", log.status);
+  if (log.cursors.at(-1)) q.set("cursor", log.cursors.at(-1));
   let page;
   try {
-    page = await api("GET", path + "/deliveries?limit=20");
+    page = await api("GET", path + "/deliveries?" + q);
   } catch (e) {
     showError(log, e);
     return;
   }
+  const filter = h("select", { onchange: () => {
+    log.status = filter.value;
+    log.cursors = [""];
+    deliveries(log, path);
+  } }, h("option", { value: "" }, "Any status"),
+  Object.entries(words).map(([v, label]) => h("option", { value: v, selected: log.status === v }, label)));
+  const move = (dir) => () => {
+    if (dir > 0) log.cursors.push(page.pagination.nextCursor);
+    else log.cursors.pop();
+    deliveries(log, path);
+  };
   const rows = page.deliveries.map((d) => {
     const last = d.attempts[d.attempts.length - 1];
     const cell = h("div", {});
@@ -163,10 +180,16 @@ async function deliveries(log, path, watch) {
       last ? (last.statusCode ? String(last.statusCode) : last.error || "no answer") : "—", last ? `${last.latencyMs} ms` : "—",
       last && last.responseBody ? h("code", {}, last.responseBody.slice(0, 200)) : "—", when(d.createdAt), cell] };
   });
-  log.replaceChildren(h("h2", { id: "log-title" }, "Delivery log"),
-    h("button", { type: "button", class: "secondary small", onclick: () => deliveries(log, path) }, "Refresh"),
-    rows.length ? table("Deliveries", ["Event", "Status", "Attempts", "Last answer", "Latency", "Response", "Created", "Retry"], rows)
-      : h("p", { class: "muted" }, "Nothing sent yet. Send a test event to check the endpoint."));
+  const first = (log.cursors.length - 1) * 20 + 1;
+  log.replaceChildren(...nodes([h("h2", { id: "log-title" }, "Delivery log"),
+    h("div", { class: "row filters" }, field("delivery-status", "Show", filter),
+      h("button", { type: "button", class: "secondary small", id: "refresh-log", onclick: () => deliveries(log, path) }, "Refresh")),
+    rows.length ? [h("p", { class: "muted", id: "log-range" }, `Deliveries ${first}-${first + rows.length - 1}, newest first`),
+      table("Deliveries", ["Event", "Status", "Attempts", "Last answer", "Latency", "Response", "Created", "Retry"], rows)]
+      : h("p", { class: "muted" }, log.status ? "No deliveries with this status." : "Nothing sent yet. Send a test event to check the endpoint."),
+    h("div", { class: "row" },
+      log.cursors.length > 1 && h("button", { type: "button", class: "secondary", id: "newer-deliveries", onclick: move(-1) }, "Newer deliveries"),
+      page.pagination.hasNext && h("button", { type: "button", class: "secondary", id: "older-deliveries", onclick: move(1) }, "Older deliveries"))]));
   const waiting = watch && watch.left > 0 && page.deliveries.some((d) => d.id === watch.id && d.attemptCount <= watch.attempts);
   if (waiting || page.deliveries.some((d) => d.status === "pending" || d.status === "retrying")) {
     const next = waiting ? { ...watch, left: watch.left - 1 } : undefined;
