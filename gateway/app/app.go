@@ -110,7 +110,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		// Clients' traceparent is not trusted: every trace starts here.
 		Instrument: func(h http.Handler) http.Handler { return tel.Server(h, telemetry.ServerOptions{}) },
 		Transport:  tel.Transport},
-		log, signer, resolver, limiter, idempotency.New(rdb, cfg.RedisPrefix, cfg.IdempotencyTTL, 2*cfg.UpstreamTimeout), reporter, meter)
+		log, signer, resolver, limiter, idempotency.New(rdb, cfg.RedisPrefix, cfg.IdempotencyTTL, 2*cfg.UpstreamTimeout), reporter)
 
 	// Every instance hears every key and plan change, from the moment it
 	// starts, and applies it to its caches.

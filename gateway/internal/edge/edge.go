@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/otel/metric"
 
 	"github.com/kycfield/kyc/gateway/internal/idempotency"
 	"github.com/kycfield/kyc/gateway/internal/keys"
@@ -69,15 +68,13 @@ type Gateway struct {
 	buffers  *bufferPool
 	// 413 answers, built once: the limits are fixed at start-up.
 	jsonTooLarge, uploadTooLarge error
-	requests                     metric.Int64Counter
 }
 
 // New builds the gateway.
 func New(opt Options, log *slog.Logger, signer *principal.Signer, r *keys.Resolver, l *quota.Limiter,
-	idem *idempotency.Store, u *usage.Reporter, meter metric.Meter) *Gateway {
+	idem *idempotency.Store, u *usage.Reporter) *Gateway {
 	g := &Gateway{opt: opt, log: log, signer: signer, resolver: r, limiter: l, idem: idem, usage: u, proxies: map[string]*httputil.ReverseProxy{}, buffers: &bufferPool{}}
 	g.jsonTooLarge, g.uploadTooLarge = tooLarge(opt.MaxJSON), tooLarge(opt.MaxUpload)
-	g.requests, _ = meter.Int64Counter("kyc_gateway_requests_total", metric.WithDescription("Requests by route and status"))
 	tr := &http.Transport{
 		Proxy:                 nil,
 		DialContext:           (&net.Dialer{Timeout: 3 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -100,7 +97,7 @@ func New(opt Options, log *slog.Logger, signer *principal.Signer, r *keys.Resolv
 func (g *Gateway) Handler(extra func(*http.ServeMux)) http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range routes.Table {
-		mux.Handle(rt.Method+" "+rt.Pattern, g.count(rt, g.route(rt)))
+		mux.Handle(rt.Method+" "+rt.Pattern, g.route(rt))
 	}
 	if extra != nil {
 		extra(mux)

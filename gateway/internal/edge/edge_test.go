@@ -91,7 +91,7 @@ func newTestGateway(t *testing.T, rdb redis.UniversalClient, prefix string, plan
 	resolver := keys.NewResolver(rdb, prefix, src, keys.Options{LocalTTL: time.Minute, SharedTTL: time.Hour, NegativeTTL: time.Minute}, log, meter)
 	limiter := quota.New(rdb, prefix, log, meter)
 	gw := New(Options{Upstreams: upstreams, MaxJSON: 1 << 20, MaxUpload: 10 << 20, Timeout: 10 * time.Second},
-		log, signer, resolver, limiter, idempotency.New(rdb, prefix, time.Hour, time.Minute), usage.New(nil, "", time.Hour, log), meter)
+		log, signer, resolver, limiter, idempotency.New(rdb, prefix, time.Hour, time.Minute), usage.New(nil, "", time.Hour, log))
 	tg.handler, tg.src, tg.metrics, tg.limiter, tg.upstream = gw.Handler(nil), src, reader, limiter, up
 	return tg
 }

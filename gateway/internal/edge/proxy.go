@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"sync"
 
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/metric"
 
 	"github.com/kycfield/kyc/gateway/internal/idempotency"
 	"github.com/kycfield/kyc/gateway/internal/routes"
@@ -138,35 +136,6 @@ func (g *Gateway) newProxy(name string, target *url.URL, tr http.RoundTripper) *
 		},
 	}
 }
-
-// count records the route and final status of each request. A route sees
-// a handful of statuses, so each (route, status) attribute set is built
-// once and reused rather than on every request.
-func (g *Gateway) count(rt routes.Route, next http.Handler) http.Handler {
-	route := attribute.String("route", rt.Method+" "+rt.Pattern)
-	var sets sync.Map // status -> metric.AddOption
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(sw, r)
-		opt, ok := sets.Load(sw.status)
-		if !ok {
-			opt, _ = sets.LoadOrStore(sw.status, metric.WithAttributeSet(attribute.NewSet(route, attribute.Int("status", sw.status))))
-		}
-		g.requests.Add(r.Context(), 1, opt.(metric.AddOption))
-	})
-}
-
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (s *statusWriter) WriteHeader(code int) {
-	s.status = code
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // bufferPool recycles the 32 KiB copy buffers that ReverseProxy otherwise
 // allocates for every response; at thousands of requests per second they

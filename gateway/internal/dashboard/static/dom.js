@@ -1,5 +1,7 @@
 // h builds elements without innerHTML, so a customer's name or an
-// endpoint's response excerpt can never become markup.
+// endpoint's response excerpt can never become markup. The agent app has
+// its own copy on purpose: its service worker keeps /agent/ offline, and
+// a module shared from outside that scope would not be.
 export function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
