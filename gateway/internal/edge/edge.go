@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/kycfield/kyc/gateway/internal/idempotency"
 	"github.com/kycfield/kyc/gateway/internal/keys"
 	"github.com/kycfield/kyc/gateway/internal/quota"

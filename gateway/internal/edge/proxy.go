@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"sync"
 
-
 	"github.com/kycfield/kyc/gateway/internal/idempotency"
 	"github.com/kycfield/kyc/gateway/internal/routes"
 	"github.com/kycfield/kyc/pkg/apperr"
