@@ -62,12 +62,12 @@ func TestEventContracts(t *testing.T) {
 		}
 	}
 	for _, s := range All() {
-		for typ, zero := range s.Events.Reads {
-			if len(published[typ]) == 0 {
-				t.Errorf("%s reads %s, which no service publishes", s.Name, typ)
+		for _, r := range s.Events.Reads {
+			if len(published[r.Type]) == 0 {
+				t.Errorf("%s reads %s, which no service publishes", s.Name, r.Type)
 			}
-			for _, sm := range published[typ] {
-				checkRead(t, s.Name, zero, sm)
+			for _, sm := range published[r.Type] {
+				checkRead(t, s.Name, r.Into, sm)
 			}
 		}
 	}

@@ -22,9 +22,9 @@ func contract() event.Contract {
 			}
 			return []event.Sample{{Topic: event.TopicGatewayUsage, Event: e}}
 		},
-		Reads: map[string]any{
-			apikey.EventKeyCreated: apikey.State{}, apikey.EventKeyChanged: apikey.State{},
-			apikey.EventOrgCreated: apikey.OrgState{}, apikey.EventPlanChanged: apikey.OrgState{},
+		Reads: []event.Read{
+			{Type: apikey.EventKeyCreated, Into: apikey.State{}}, {Type: apikey.EventKeyChanged, Into: apikey.State{}},
+			{Type: apikey.EventOrgCreated, Into: apikey.OrgState{}}, {Type: apikey.EventPlanChanged, Into: apikey.OrgState{}},
 		},
 	}
 }

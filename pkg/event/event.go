@@ -67,5 +67,13 @@ type Sample struct {
 // either side fails the test.
 type Contract struct {
 	Samples func() []Sample
-	Reads   map[string]any // event type -> zero value of the consumer's struct
+	Reads   []Read
+}
+
+// Read is an event type a consumer handles and the zero value of the
+// struct it decodes the data into (inbox.Reads derives them from the
+// consumer's registrations).
+type Read struct {
+	Type string
+	Into any
 }

@@ -3,6 +3,8 @@ package inbox
 import (
 	"context"
 	"errors"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -14,7 +16,7 @@ import (
 func TestOn(t *testing.T) {
 	type data struct{ CustomerID string }
 	var got []string
-	h := On(func(_ context.Context, _ pgx.Tx, _ event.Event, d data) error {
+	h := Handle(On(func(_ context.Context, _ pgx.Tx, _ event.Event, d data) error {
 		got = append(got, d.CustomerID)
 		switch d.CustomerID {
 		case "invalid":
@@ -23,7 +25,7 @@ func TestOn(t *testing.T) {
 			return errors.New("connection refused")
 		}
 		return nil
-	}, "report.generated")
+	}, "report.generated"))
 	cases := []struct {
 		name, typ, data string
 		permanent, fail bool
@@ -42,5 +44,40 @@ func TestOn(t *testing.T) {
 	}
 	if len(got) != 3 || got[0] != "cus_1" {
 		t.Fatalf("applied %v", got)
+	}
+}
+
+// TestReadsAreTheRegistrations: the contract a service declares is what
+// its routes decode into, type by type, and an event goes to the route
+// that names its type.
+func TestReadsAreTheRegistrations(t *testing.T) {
+	type created struct{ ID string }
+	type paid struct{ Amount int }
+	var got []string
+	subs := []Subscription{
+		{Group: "a", Routes: []Route{
+			On(func(_ context.Context, _ pgx.Tx, e event.Event, d created) error { got = append(got, e.Type+":"+d.ID); return nil }, "x.created", "x.updated"),
+			On(func(_ context.Context, _ pgx.Tx, e event.Event, d paid) error { got = append(got, e.Type); return nil }, "x.paid"),
+		}},
+		{Group: "b", Routes: []Route{On(func(context.Context, pgx.Tx, event.Event, created) error { return nil }, "x.created")}},
+	}
+	reads := Reads(subs...)
+	want := []string{"x.created main.created", "x.updated main.created", "x.paid main.paid"}
+	if len(reads) != len(want) {
+		t.Fatalf("reads %v, want %d of them (the same type into the same struct once)", reads, len(want))
+	}
+	for i, r := range reads {
+		if r.Type != strings.Fields(want[i])[0] || reflect.TypeOf(r.Into).Name() != strings.TrimPrefix(strings.Fields(want[i])[1], "main.") {
+			t.Errorf("read %d: %s into %T, want %s", i, r.Type, r.Into, want[i])
+		}
+	}
+	h := HandlerOf(subs, "a")
+	for _, e := range []event.Event{{Type: "x.updated", Data: []byte(`{"ID":"1"}`)}, {Type: "x.paid", Data: []byte(`{}`)}, {Type: "y.other", Data: []byte(`nope`)}} {
+		if err := h(context.Background(), nil, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Join(got, ",") != "x.updated:1,x.paid" || HandlerOf(subs, "c") != nil {
+		t.Fatalf("routed %v", got)
 	}
 }

@@ -151,16 +151,16 @@ func (b *Base) AddWorker(w server.Worker) { b.workers = append(b.workers, w) }
 // AddCloser runs f when the process stops (after workers have stopped).
 func (b *Base) AddCloser(f func()) { b.closers = append(b.closers, f) }
 
-// Consume runs an idempotent consumer of topics (short names) in group.
-// The group id carries the topic prefix, so that deployments (and tests)
-// sharing a broker never share a group.
-func (b *Base) Consume(group string, h inbox.Handler, topics ...string) {
-	b.ConsumeBatch(group, 1, h, topics...)
+// Subscribe runs an idempotent consumer for each subscription. The group
+// id carries the topic prefix, so that deployments (and tests) sharing a
+// broker never share a group.
+func (b *Base) Subscribe(subs ...inbox.Subscription) {
+	for _, s := range subs {
+		b.consume(s.Group, max(s.Batch, 1), inbox.Handle(s.Routes...), s.Topics...)
+	}
 }
 
-// ConsumeBatch is Consume applying up to batch waiting events per
-// transaction (see inbox.Consumer.WithBatch).
-func (b *Base) ConsumeBatch(group string, batch int, h inbox.Handler, topics ...string) {
+func (b *Base) consume(group string, batch int, h inbox.Handler, topics ...string) {
 	full := make([]string, len(topics))
 	for i, t := range topics {
 		full[i] = b.Bus.Topic(t)

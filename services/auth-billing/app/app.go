@@ -69,8 +69,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		httpapi.Register(base.Mux, eps, cfg.AdminToken, base.Protect, log)
 		httpapi.RegisterDashboard(base.Mux, dash, eps, base.Protect, httpapi.DashboardOptions{SecureCookies: cfg.Production()}, log)
 
-		base.Consume("auth-billing.billing", events.AddressOutcomes(bill, usage.Within), event.TopicVerification)
-		base.Consume("auth-billing.usage", events.GatewayReports(bill, usage.Within), event.TopicGatewayUsage)
+		base.Subscribe(events.Subscriptions(bill, usage.Within)...)
 		return nil
 	})
 }

@@ -56,9 +56,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		svc := customer.NewService(store, time.Now)
 		eps := httpapi.MakeEndpoints(svc, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
 		httpapi.Register(base.Mux, eps, base.Protect, log)
-		base.Consume("customer.verification-status", events.Verification(svc, store.Within), event.TopicVerification)
-		base.Consume("customer.documents", events.Documents(svc, store.Within), event.TopicDocument)
-		base.Consume("customer.reports", events.Reports(svc, store.Within), event.TopicReporting)
+		base.Subscribe(events.Subscriptions(svc, store.Within)...)
 		return nil
 	})
 }

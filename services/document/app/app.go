@@ -73,7 +73,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		base.AddWorker(cfg.Orphans.Sweeper(base.DB, bucket.Delete, log).Run)
 		eps := httpapi.MakeEndpoints(svc, v, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
 		httpapi.Register(base.Mux, eps, svc, v, httpapi.Uploads{Dir: cfg.UploadDir}, base.Protect, log)
-		base.Consume("document.customers", events.Customers(svc, store.Within), event.TopicCustomer)
+		base.Subscribe(events.Subscriptions(svc, store.Within)...)
 		return nil
 	})
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/kycfield/kyc/services/reporting/internal/httpapi"
 	"github.com/kycfield/kyc/services/reporting/internal/pdf"
 	"github.com/kycfield/kyc/services/reporting/internal/postgres"
+	"github.com/kycfield/kyc/services/reporting/internal/render"
 	"github.com/kycfield/kyc/services/reporting/internal/report"
 	"github.com/kycfield/kyc/services/reporting/migrations"
 )
@@ -26,7 +27,7 @@ import (
 var Service = platform.Service{Name: name, Port: 8085, Database: "kyc_reporting", Bucket: "kyc-reports",
 	Topics: topics, Events: events.Contract(), Run: platform.Runner(Run)}
 
-var topics = []string{event.TopicReporting, event.TopicCustomer, event.TopicVerification, event.TopicAuth}
+var topics = []string{event.TopicReporting, event.TopicCustomer, event.TopicVerification, event.TopicDocument, event.TopicAuth}
 
 // name is also what Run logs under (Run cannot read Service: Service
 // refers to Run).
@@ -50,6 +51,9 @@ type Config struct {
 	// does not answer, the report waits (its event is retried); a photo it
 	// says is gone is printed as unavailable.
 	PhotoTimeout time.Duration `env:"PHOTO_TIMEOUT" envDefault:"10s"`
+	// RenderPoll is how often the render worker looks for renders due
+	// without an announcement (retries after a failure).
+	RenderPoll time.Duration `env:"RENDER_POLL" envDefault:"1s"`
 }
 
 // Run serves until ctx ends. onListen (optional) receives the bound address.
@@ -70,11 +74,8 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		svc := report.NewService(store, bucket, pdf.Renderer{}, photos, time.Now, links)
 		eps := httpapi.MakeEndpoints(svc, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
 		httpapi.Register(base.Mux, eps, svc, base.Protect, log)
-		// Two groups: an outcome waiting for its customer's profile (the
-		// two travel on different topics) must not hold up the profiles.
-		base.Consume("reporting.customers", events.Customers(svc, store.Within), event.TopicCustomer)
-		base.Consume("reporting.outcomes", events.Outcomes(svc, store.Within), event.TopicVerification)
-		base.Consume("reporting.organizations", events.Organizations(svc, store.Within), event.TopicAuth)
+		base.Subscribe(events.Subscriptions(svc, store.Within)...)
+		base.AddWorker((&render.Worker{Service: svc, Pool: base.DB, Poll: cfg.RenderPoll, Log: log}).Run)
 		return nil
 	})
 }

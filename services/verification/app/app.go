@@ -27,7 +27,7 @@ import (
 var Service = platform.Service{Name: name, Port: 8084, Database: "kyc_verification", Bucket: "kyc-evidence",
 	Topics: topics, Events: events.Contract(), Run: platform.Runner(Run)}
 
-var topics = []string{event.TopicVerification, event.TopicCustomer, event.TopicReporting}
+var topics = []string{event.TopicVerification, event.TopicCustomer, event.TopicDocument}
 
 // name is also what Run logs under (Run cannot read Service: Service
 // refers to Run).
@@ -80,8 +80,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		httpapi.Register(base.Mux, eps, svc, render, bucket, base.Protect, log)
 		base.AddWorker(cfg.Orphans.Sweeper(base.DB, bucket.Delete, log).Run)
 		httpapi.RegisterAdmin(base.Mux, svc, render, cfg.AdminToken, log)
-		base.Consume("verification.customers", events.Customers(svc, store.Within), event.TopicCustomer)
-		base.Consume("verification.reports", events.Reports(svc, store.Within), event.TopicReporting)
+		base.Subscribe(events.Subscriptions(svc, store.Within)...)
 		base.AddWorker((&sandbox.Worker{Service: svc, Pool: base.DB, Poll: cfg.SandboxPoll, Log: log}).Run)
 		return nil
 	})

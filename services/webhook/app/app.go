@@ -82,7 +82,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		httpapi.Register(base.Mux, eps, base.Protect, log)
 		// Batches: one commit per batch of waiting events keeps the schedule
 		// fed at hundreds of events a second (BENCHMARKS.md section 6).
-		base.ConsumeBatch("webhook.verification", 16, events.Verification(store.Within, cfg.PublicURL), event.TopicVerification)
+		base.Subscribe(events.Subscriptions(store.Within, cfg.PublicURL)...)
 		client := dispatch.NewClient(cfg.AllowPrivate, cfg.Timeout)
 		client.Transport = base.Tel.Transport(client.Transport)
 		d := dispatch.New(dispatch.Config{Workers: cfg.Workers, PerEndpoint: cfg.PerEndpoint, Schedule: sched,

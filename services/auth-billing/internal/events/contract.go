@@ -5,6 +5,7 @@ import (
 
 	"github.com/kycfield/kyc/pkg/apikey"
 	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/pkg/principal"
 	"github.com/kycfield/kyc/services/auth-billing/internal/account"
 )
@@ -15,7 +16,7 @@ import (
 func Contract() event.Contract {
 	return event.Contract{
 		Samples: samples,
-		Reads:   map[string]any{TypeAddressUpdated: addressUpdated{}, TypeGatewayUsage: GatewayUsage{}},
+		Reads:   inbox.Reads(Subscriptions(nil, nil)...),
 	}
 }
 

@@ -1,19 +1,17 @@
 // Package events holds auth-billing's consumers of other contexts'
 // events: address outcomes from verification (the usage ledger) and
 // request counts from the gateways (daily usage, key last-used times).
-// Each decodes the producer's payload into its own struct and calls a
-// billing use case in the inbox transaction (see package inbox).
+// Each is an inbox.On route: the producer's payload decoded into its own
+// struct, and a billing use case in the inbox transaction.
 package events
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/services/auth-billing/internal/billing"
@@ -34,27 +32,6 @@ type addressUpdated struct {
 	OccurredAt time.Time `json:"occurredAt"`
 }
 
-// AddressOutcomes records a billable verification for every final live
-// address outcome, once per address.
-func AddressOutcomes(svc *billing.Service, within func(pgx.Tx) billing.Tx) inbox.Handler {
-	return func(ctx context.Context, tx pgx.Tx, e event.Event) error {
-		if e.Type != TypeAddressUpdated {
-			return nil
-		}
-		var d addressUpdated
-		if err := json.Unmarshal(e.Data, &d); err != nil {
-			return inbox.Permanent(fmt.Errorf("decode %s: %w", e.Type, err))
-		}
-		at := d.OccurredAt
-		if at.IsZero() {
-			at = e.Time
-		}
-		_, err := svc.RecordOutcome(ctx, within(tx), billing.Outcome{EventID: e.ID, OrgID: e.OrgID, Env: e.Environment,
-			CustomerID: d.CustomerID, AddressID: d.AddressID, Status: d.Status, OccurredAt: at})
-		return permanentIfInvalid(err)
-	}
-}
-
 // GatewayUsage is what a gateway reports for one organization and day:
 // the absolute request count so far and when each key was last used.
 type GatewayUsage struct {
@@ -63,30 +40,29 @@ type GatewayUsage struct {
 	Keys     map[string]time.Time `json:"keys"`
 }
 
-// GatewayReports applies gateway usage reports.
-func GatewayReports(svc *billing.Service, within func(pgx.Tx) billing.Tx) inbox.Handler {
-	return func(ctx context.Context, tx pgx.Tx, e event.Event) error {
-		if e.Type != TypeGatewayUsage {
-			return nil
+// Subscriptions are auth-billing's consumers: a billable verification
+// for every final live address outcome, once per address (the usage
+// ledger), and the gateways' usage reports (daily usage, key last-used
+// times).
+func Subscriptions(svc *billing.Service, within func(pgx.Tx) billing.Tx) []inbox.Subscription {
+	onOutcome := func(ctx context.Context, tx pgx.Tx, e event.Event, d addressUpdated) error {
+		at := d.OccurredAt
+		if at.IsZero() {
+			at = e.Time
 		}
-		var d GatewayUsage
-		if err := json.Unmarshal(e.Data, &d); err != nil {
-			return inbox.Permanent(fmt.Errorf("decode %s: %w", e.Type, err))
-		}
+		_, err := svc.RecordOutcome(ctx, within(tx), billing.Outcome{EventID: e.ID, OrgID: e.OrgID, Env: e.Environment,
+			CustomerID: d.CustomerID, AddressID: d.AddressID, Status: d.Status, OccurredAt: at})
+		return err
+	}
+	onUsage := func(ctx context.Context, tx pgx.Tx, e event.Event, d GatewayUsage) error {
 		day, err := time.Parse(time.DateOnly, d.Day)
 		if err != nil {
 			return inbox.Permanent(fmt.Errorf("decode %s: day: %w", e.Type, err))
 		}
-		return permanentIfInvalid(svc.RecordGatewayReport(ctx, within(tx),
-			billing.GatewayReport{OrgID: e.OrgID, Day: day, Requests: d.Requests, KeysLastUsed: d.Keys}))
+		return svc.RecordGatewayReport(ctx, within(tx), billing.GatewayReport{OrgID: e.OrgID, Day: day, Requests: d.Requests, KeysLastUsed: d.Keys})
 	}
-}
-
-// permanentIfInvalid skips events the use case refuses as invalid: no
-// retry can make them valid. Other errors are retried.
-func permanentIfInvalid(err error) error {
-	if ae, ok := apperr.As(err); ok && ae.Kind == apperr.KindInvalid {
-		return inbox.Permanent(err)
+	return []inbox.Subscription{
+		{Group: "auth-billing.billing", Topics: []string{event.TopicVerification}, Routes: []inbox.Route{inbox.On(onOutcome, TypeAddressUpdated)}},
+		{Group: "auth-billing.usage", Topics: []string{event.TopicGatewayUsage}, Routes: []inbox.Route{inbox.On(onUsage, TypeGatewayUsage)}},
 	}
-	return err
 }

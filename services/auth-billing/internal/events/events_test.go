@@ -36,8 +36,8 @@ func setup(t *testing.T) fixture {
 		account.PlanEnterprise: {Name: "Enterprise", BaseFeeCents: 250000, UnitPriceCents: 150},
 	}, time.Now)
 	return fixture{pool: pool, acc: account.NewService(postgres.New(pool, "auth-events"), time.Now),
-		outcomes: inbox.New("billing", nil, pool, logging.Discard(), events.AddressOutcomes(bill, usage.Within)),
-		reports:  inbox.New("usage", nil, pool, logging.Discard(), events.GatewayReports(bill, usage.Within))}
+		outcomes: inbox.New("billing", nil, pool, logging.Discard(), inbox.HandlerOf(events.Subscriptions(bill, usage.Within), "auth-billing.billing")),
+		reports:  inbox.New("usage", nil, pool, logging.Discard(), inbox.HandlerOf(events.Subscriptions(bill, usage.Within), "auth-billing.usage"))}
 }
 
 func newEvent(t *testing.T, typ, orgID, env string, data any) event.Event {

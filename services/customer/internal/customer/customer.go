@@ -10,8 +10,9 @@ import (
 	"github.com/kycfield/kyc/pkg/apperr"
 )
 
-// Customer statuses. The customer's status follows its addresses (see
-// OverallStatus).
+// Customer statuses. The verification context works the customer's
+// status out from its addresses (its one owner); this context keeps what
+// it reports.
 const (
 	StatusPending    = "PENDING"
 	StatusInProgress = "IN_PROGRESS"
@@ -109,37 +110,3 @@ const (
 // organizations' ids alike.
 var ErrNotFound = apperr.NotFound("Customer")
 
-// OverallStatus derives the customer's status from its addresses:
-// PENDING while every address is PENDING (or there is none); IN_PROGRESS
-// while any address is not final; VERIFIED when all are VERIFIED;
-// REJECTED when all are final and one is REJECTED. Cancelled addresses do
-// not count.
-func OverallStatus(addrs []Address) string {
-	var n, pending, final, rejected int
-	for _, a := range addrs {
-		switch a.Status {
-		case AddressCancelled:
-			continue
-		case AddressPending, "":
-			pending++
-		case AddressVerified:
-			final++
-		case AddressRejected:
-			final++
-			rejected++
-		}
-		n++
-	}
-	switch {
-	case n == 0 || pending == n:
-		return StatusPending
-	case final < n:
-		return StatusInProgress
-	case rejected > 0:
-		return StatusRejected
-	}
-	return StatusVerified
-}
-
-// IsFinal reports whether a customer status is an end state.
-func IsFinal(status string) bool { return status == StatusVerified || status == StatusRejected }

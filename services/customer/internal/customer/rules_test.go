@@ -104,36 +104,6 @@ func TestIdentityNumbersAndMask(t *testing.T) {
 	}
 }
 
-func TestOverallStatus(t *testing.T) {
-	addrs := func(ss ...string) []Address {
-		out := make([]Address, len(ss))
-		for i, s := range ss {
-			out[i].Status = s
-		}
-		return out
-	}
-	cases := []struct {
-		in   []Address
-		want string
-	}{
-		{nil, StatusPending},
-		{addrs(AddressPending, AddressPending), StatusPending},
-		{addrs(AddressPending, AddressAssigned), StatusInProgress},
-		{addrs(AddressVerified, AddressPending), StatusInProgress},
-		{addrs(AddressVerified, AddressInProgress), StatusInProgress},
-		{addrs(AddressVerified, AddressVerified), StatusVerified},
-		{addrs(AddressVerified, AddressRejected), StatusRejected},
-		{addrs(AddressRejected), StatusRejected},
-		{addrs(AddressVerified, AddressCancelled), StatusVerified},
-		{addrs(AddressCancelled), StatusPending},
-	}
-	for _, c := range cases {
-		if got := OverallStatus(c.in); got != c.want {
-			t.Errorf("OverallStatus(%v) = %s, want %s", c.in, got, c.want)
-		}
-	}
-}
-
 func TestParseSearch(t *testing.T) {
 	cases := []struct {
 		in   string

@@ -3,23 +3,32 @@ package events
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/services/customer/internal/customer"
 )
 
-// TypeAddressUpdated is published by the verification context on every
-// address transition.
-const TypeAddressUpdated = "verification.address.updated"
+// Event types of other contexts that this context reads.
+const (
+	// TypeAddressUpdated is published by the verification context on
+	// every address transition.
+	TypeAddressUpdated = "verification.address.updated"
+	// TypeDocumentAdded is published by the document context when a
+	// document is appended to a customer.
+	TypeDocumentAdded = "document.added"
+	// TypeReportGenerated is published by the reporting context when it
+	// has stored a report version.
+	TypeReportGenerated = "report.generated"
+)
 
 // AddressUpdated is the data of verification.address.updated that this
-// context reads. Sequence increases with every transition of the address.
+// context reads. Sequence increases with every transition of the address;
+// OverallStatus and VerificationDate are the customer's, as the
+// verification context worked them out after this transition.
 type AddressUpdated struct {
 	CustomerID       string          `json:"customerId"`
 	AddressID        string          `json:"addressId"`
@@ -27,28 +36,61 @@ type AddressUpdated struct {
 	VerificationData json.RawMessage `json:"verificationData,omitempty"`
 	Sequence         int64           `json:"sequence"`
 	OccurredAt       time.Time       `json:"occurredAt"`
+	OverallStatus    string          `json:"overallStatus"`
+	VerificationDate *time.Time      `json:"verificationDate"`
 }
 
-// Verification keeps the status read model up to date from the
-// verification context's events.
-func Verification(svc *customer.Service, within func(pgx.Tx) customer.Tx) inbox.Handler {
-	return func(ctx context.Context, tx pgx.Tx, e event.Event) error {
-		if e.Type != TypeAddressUpdated {
-			return nil
-		}
-		var d AddressUpdated
-		if err := json.Unmarshal(e.Data, &d); err != nil {
-			return inbox.Permanent(fmt.Errorf("decode %s: %w", e.Type, err))
-		}
-		if string(d.VerificationData) == "null" {
-			d.VerificationData = nil
-		}
-		_, err := svc.ApplyAddressUpdate(ctx, within(tx), customer.AddressUpdate{OrgID: e.OrgID, Env: e.Environment,
-			CustomerID: d.CustomerID, AddressID: d.AddressID, Status: d.Status, VerificationData: d.VerificationData,
-			Sequence: d.Sequence, OccurredAt: d.OccurredAt})
-		if ae, ok := apperr.As(err); ok && ae.Kind == apperr.KindInvalid {
-			return inbox.Permanent(err)
-		}
-		return err
+// DocumentAdded is the data of document.added that this context reads.
+type DocumentAdded struct {
+	CustomerID string `json:"customerId"`
+	Document   struct {
+		ID           string    `json:"id"`
+		DocumentType string    `json:"documentType"`
+		FileName     string    `json:"fileName"`
+		FileURL      string    `json:"fileUrl"`
+		FileType     string    `json:"fileType"`
+		FileSize     int64     `json:"fileSize"`
+		Verified     bool      `json:"verified"`
+		UploadedAt   time.Time `json:"uploadedAt"`
+	} `json:"document"`
+}
+
+// ReportGenerated is the data of report.generated that this context reads.
+type ReportGenerated struct {
+	CustomerID string `json:"customerId"`
+	ReportURL  string `json:"reportUrl"`
+}
+
+// Subscriptions are this context's consumers: the verification status,
+// the documents appended through the document context and the report's
+// address, each kept on the customer it belongs to so that every
+// lender-facing read of a customer is served from one place.
+func Subscriptions(svc *customer.Service, within func(pgx.Tx) customer.Tx) []inbox.Subscription {
+	return []inbox.Subscription{
+		{Group: "customer.verification-status", Topics: []string{event.TopicVerification}, Routes: []inbox.Route{
+			inbox.On(func(ctx context.Context, tx pgx.Tx, e event.Event, d AddressUpdated) error {
+				if string(d.VerificationData) == "null" {
+					d.VerificationData = nil
+				}
+				_, err := svc.ApplyAddressUpdate(ctx, within(tx), customer.AddressUpdate{OrgID: e.OrgID, Env: e.Environment,
+					CustomerID: d.CustomerID, AddressID: d.AddressID, Status: d.Status, VerificationData: d.VerificationData,
+					Sequence: d.Sequence, OccurredAt: d.OccurredAt, OverallStatus: d.OverallStatus, VerificationDate: d.VerificationDate})
+				return err
+			}, TypeAddressUpdated),
+		}},
+		{Group: "customer.documents", Topics: []string{event.TopicDocument}, Routes: []inbox.Route{
+			inbox.On(func(ctx context.Context, tx pgx.Tx, e event.Event, d DocumentAdded) error {
+				doc := d.Document
+				_, err := svc.ApplyDocumentAdded(ctx, within(tx), e.OrgID, e.Environment, d.CustomerID, customer.Document{
+					ID: doc.ID, DocumentType: doc.DocumentType, FileName: doc.FileName, FileURL: doc.FileURL, FileType: doc.FileType,
+					FileSize: doc.FileSize, Verified: doc.Verified, UploadedAt: doc.UploadedAt.UTC()})
+				return err
+			}, TypeDocumentAdded),
+		}},
+		{Group: "customer.reports", Topics: []string{event.TopicReporting}, Routes: []inbox.Route{
+			inbox.On(func(ctx context.Context, tx pgx.Tx, e event.Event, d ReportGenerated) error {
+				return svc.ApplyReportGenerated(ctx, within(tx), e.OrgID, e.Environment, d.CustomerID, d.ReportURL)
+			}, TypeReportGenerated),
+		}},
 	}
 }

@@ -4,18 +4,17 @@ import (
 	"time"
 
 	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/services/customer/internal/customer"
 )
 
 // Contract is the customer context's side of the event contracts: samples
-// of what it publishes, made by the same code as the real events, and the
-// structs it reads the verification context's address updates and the
-// document context's added documents into.
+// of what it publishes, made by the same code as the real events, and
+// what its subscriptions read.
 func Contract() event.Contract {
 	return event.Contract{
 		Samples: samples,
-		Reads: map[string]any{TypeAddressUpdated: AddressUpdated{}, TypeDocumentAdded: DocumentAdded{},
-			TypeReportGenerated: ReportGenerated{}},
+		Reads:   inbox.Reads(Subscriptions(nil, nil)...),
 	}
 }
 

@@ -38,7 +38,7 @@ func TestDocumentAddedAppearsOnTheCustomer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := inbox.New("customer.documents", nil, pool, logging.Discard(), events.Documents(svc, store.Within))
+	in := inbox.New("customer.documents", nil, pool, logging.Discard(), inbox.HandlerOf(events.Subscriptions(svc, store.Within), "customer.documents"))
 	ctx := context.Background()
 	e := added(t, who.OrgID, who.Env, c.ID, "doc_0000000000000000000000000000abcd", "UTILITY_BILL")
 	for _, ev := range []event.Event{

@@ -38,7 +38,7 @@ func TestReportGeneratedSetsReportURL(t *testing.T) {
 	if c.ReportURL != "" {
 		t.Fatalf("a new customer has reportUrl %q", c.ReportURL)
 	}
-	in := inbox.New("customer.reports", nil, pool, logging.Discard(), events.Reports(svc, store.Within))
+	in := inbox.New("customer.reports", nil, pool, logging.Discard(), inbox.HandlerOf(events.Subscriptions(svc, store.Within), "customer.reports"))
 	ctx := context.Background()
 	for _, e := range []event.Event{generated(t, "org_other", who.Env, c.ID), generated(t, who.OrgID, "live", c.ID)} {
 		if err := in.Apply(ctx, e); err != nil {

@@ -19,6 +19,7 @@ type Endpoints struct {
 	Update     kitserver.Endpoint[updateRequest]
 	Delete     kitserver.Endpoint[idRequest]
 	AddAddress kitserver.Endpoint[addAddressRequest]
+	Status     kitserver.Endpoint[idRequest]
 }
 
 type createRequest struct {
@@ -96,6 +97,13 @@ func MakeEndpoints(svc *customer.Service, in *kitserver.Instrumenter) Endpoints 
 			c, err := svc.AddAddress(ctx, r.who, r.id, r.in)
 			return shown(http.StatusCreated, "Address added successfully; field verification has been initiated", c, err)
 		}, in.Wrap("add_address")),
+		Status: kitserver.NewEndpoint(func(ctx context.Context, r idRequest) (kitserver.Result, error) {
+			c, err := svc.Get(ctx, r.who, r.id)
+			if err != nil {
+				return kitserver.Result{}, err
+			}
+			return kitserver.Result{Message: "Verification status retrieved successfully", Data: view.StatusOf(c)}, nil
+		}, in.Wrap("get_verification_status")),
 	}
 }
 

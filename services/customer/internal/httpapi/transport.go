@@ -21,6 +21,10 @@ func Register(mux *http.ServeMux, e Endpoints, protect func(http.Handler, ...pri
 	handle("PUT /api/v1/customers/{id}", kitserver.NewHandler(e.Update, decodeUpdate, log))
 	handle("DELETE /api/v1/customers/{id}", kitserver.NewHandler(e.Delete, decodeID, log))
 	handle("POST /api/v1/customers/{id}/addresses", kitserver.NewHandler(e.AddAddress, decodeAddAddress, log))
+	handle("GET /api/v1/verification/{customerId}/status", kitserver.NewHandler(e.Status,
+		func(ctx context.Context, r *http.Request) (idRequest, error) {
+			return idRequest{who: caller(ctx), id: r.PathValue("customerId")}, nil
+		}, log))
 }
 
 func caller(ctx context.Context) customer.Caller {

@@ -4,7 +4,6 @@ package events
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -27,16 +26,12 @@ type customerRef struct {
 	CustomerID string `json:"customerId"`
 }
 
-// Customers keeps the read model in step: a created customer becomes
+// Subscriptions keep the read model in step: a created customer becomes
 // known, a deleted one gone for good.
-func Customers(svc *document.Service, within func(pgx.Tx) document.Tx) inbox.Handler {
-	return func(ctx context.Context, tx pgx.Tx, e event.Event) error {
-		if e.Type != TypeCustomerCreated && e.Type != TypeCustomerDeleted {
-			return nil
-		}
-		var d customerRef
-		if err := json.Unmarshal(e.Data, &d); err != nil || d.CustomerID == "" || e.OrgID == "" || e.Environment == "" {
-			return inbox.Permanent(fmt.Errorf("decode %s: customerId, orgId or environment missing (%v)", e.Type, err))
+func Subscriptions(svc *document.Service, within func(pgx.Tx) document.Tx) []inbox.Subscription {
+	on := func(ctx context.Context, tx pgx.Tx, e event.Event, d customerRef) error {
+		if d.CustomerID == "" || e.OrgID == "" || e.Environment == "" {
+			return inbox.Permanent(fmt.Errorf("%s: customerId, orgId or environment missing", e.Type))
 		}
 		c := document.Customer{ID: d.CustomerID, OrgID: e.OrgID, Env: e.Environment}
 		if e.Type == TypeCustomerDeleted {
@@ -44,11 +39,13 @@ func Customers(svc *document.Service, within func(pgx.Tx) document.Tx) inbox.Han
 		}
 		return svc.CustomerCreated(ctx, within(tx), c)
 	}
+	return []inbox.Subscription{{Group: "document.customers", Topics: []string{event.TopicCustomer},
+		Routes: []inbox.Route{inbox.On(on, TypeCustomerCreated, TypeCustomerDeleted)}}}
 }
 
 // Contract is the document context's side of the event contracts:
 // samples of document.added, made by Publisher.Of like the real events,
 // and the struct it reads customers' events into.
 func Contract() event.Contract {
-	return event.Contract{Samples: samples, Reads: map[string]any{TypeCustomerCreated: customerRef{}, TypeCustomerDeleted: customerRef{}}}
+	return event.Contract{Samples: samples, Reads: inbox.Reads(Subscriptions(nil, nil)...)}
 }

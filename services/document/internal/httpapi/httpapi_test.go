@@ -83,7 +83,7 @@ func serve(t *testing.T, pool *pgxpool.Pool, files document.Files) fixture {
 	}
 	mux := http.NewServeMux()
 	httpapi.Register(mux, eps, svc, v, httpapi.Uploads{Dir: t.TempDir()}, protect, logging.Discard())
-	return fixture{mux: mux, pool: pool, inbox: inbox.New("document.customers", nil, pool, logging.Discard(), events.Customers(svc, store.Within))}
+	return fixture{mux: mux, pool: pool, inbox: inbox.New("document.customers", nil, pool, logging.Discard(), inbox.HandlerOf(events.Subscriptions(svc, store.Within), "document.customers"))}
 }
 
 type tenant struct{ org, env string }
@@ -403,7 +403,7 @@ func TestAddedDocumentsArePublishedThroughTheOutbox(t *testing.T) {
 	svc := document.NewService(store, objstore.Bucket{Client: mc, Name: name}, time.Now)
 	who := document.Caller{OrgID: ids.New("org"), Env: "test"}
 	cus := ids.New("cus")
-	in := inbox.New("document.customers", nil, pool, logging.Discard(), events.Customers(svc, store.Within))
+	in := inbox.New("document.customers", nil, pool, logging.Discard(), inbox.HandlerOf(events.Subscriptions(svc, store.Within), "document.customers"))
 	e, _ := event.New(events.TypeCustomerCreated, who.OrgID, who.Env, map[string]any{"customerId": cus})
 	if err := in.Apply(context.Background(), e); err != nil {
 		t.Fatal(err)

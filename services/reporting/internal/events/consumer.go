@@ -5,7 +5,6 @@ package events
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -23,6 +22,7 @@ const (
 	TypeAddressAdded          = "address.added"
 	TypeVerificationCompleted = "verification.completed"
 	TypeVerificationRejected  = "verification.rejected"
+	TypeDocumentAdded         = "document.added"
 )
 
 // customerChange is the part of the customer context's events this
@@ -52,17 +52,21 @@ func str(p *string) string {
 	return *p
 }
 
-// Customers keeps the profile read model in step with customer-events.
-func Customers(svc *report.Service, within func(pgx.Tx) report.Tx) inbox.Handler {
-	return func(ctx context.Context, tx pgx.Tx, e event.Event) error {
-		switch e.Type {
-		case TypeCustomerCreated, TypeCustomerUpdated, TypeCustomerDeleted, TypeAddressAdded:
-		default:
-			return nil
-		}
-		var d customerChange
-		if err := json.Unmarshal(e.Data, &d); err != nil || d.CustomerID == "" || e.OrgID == "" || e.Environment == "" {
-			return inbox.Permanent(fmt.Errorf("decode %s: customerId, orgId or environment missing (%v)", e.Type, err))
+// documentAdded is the part of document.added this context reads.
+type documentAdded struct {
+	CustomerID string          `json:"customerId"`
+	Document   report.Document `json:"document"`
+}
+
+// Subscriptions are this context's consumers. The customers' profiles and
+// the outcomes are two groups: an outcome whose customer's profile has
+// not arrived yet (the two travel on different topics) must not hold up
+// the profiles. Outcomes and late documents only queue a render; the
+// render worker (report.Service.RenderNext) does the rest.
+func Subscriptions(svc *report.Service, within func(pgx.Tx) report.Tx) []inbox.Subscription {
+	onCustomer := func(ctx context.Context, tx pgx.Tx, e event.Event, d customerChange) error {
+		if d.CustomerID == "" || e.OrgID == "" || e.Environment == "" {
+			return inbox.Permanent(fmt.Errorf("%s: customerId, orgId or environment missing", e.Type))
 		}
 		p := d.Customer
 		return svc.CustomerChanged(ctx, within(tx), report.Customer{ID: d.CustomerID, OrgID: e.OrgID, Env: e.Environment,
@@ -70,20 +74,32 @@ func Customers(svc *report.Service, within func(pgx.Tx) report.Tx) inbox.Handler
 			BVN: str(p.BVN), NIN: str(p.NIN), PassportNumber: str(p.PassportNumber), LoanID: str(p.LoanID),
 			LoanType: str(p.LoanType), Deleted: e.Type == TypeCustomerDeleted})
 	}
-}
-
-// Outcomes renders a report version for every verification.completed and
-// verification.rejected. Rendering happens inside the inbox transaction:
-// the event counts as processed only once the PDF and its row exist.
-func Outcomes(svc *report.Service, within func(pgx.Tx) report.Tx) inbox.Handler {
-	return func(ctx context.Context, tx pgx.Tx, e event.Event) error {
-		if e.Type != TypeVerificationCompleted && e.Type != TypeVerificationRejected {
-			return nil
-		}
-		var o report.Outcome
-		if err := json.Unmarshal(e.Data, &o); err != nil || o.CustomerID == "" || e.OrgID == "" || e.Environment == "" {
-			return inbox.Permanent(fmt.Errorf("decode %s: customerId, orgId or environment missing (%v)", e.Type, err))
+	onOutcome := func(ctx context.Context, tx pgx.Tx, e event.Event, o report.Outcome) error {
+		if o.CustomerID == "" || e.OrgID == "" || e.Environment == "" {
+			return inbox.Permanent(fmt.Errorf("%s: customerId, orgId or environment missing", e.Type))
 		}
 		return svc.OutcomeReached(ctx, within(tx), e.ID, e.OrgID, e.Environment, o)
+	}
+	onDocument := func(ctx context.Context, tx pgx.Tx, e event.Event, d documentAdded) error {
+		if d.CustomerID == "" || d.Document.ID == "" || e.OrgID == "" || e.Environment == "" {
+			return inbox.Permanent(fmt.Errorf("%s: customerId, document id, orgId or environment missing", e.Type))
+		}
+		return svc.DocumentAdded(ctx, within(tx), e.ID, e.OrgID, e.Environment, d.CustomerID, d.Document)
+	}
+	onOrganization := func(ctx context.Context, tx pgx.Tx, e event.Event, d orgChange) error {
+		if d.ID == "" || d.Plan.ID == "" {
+			return inbox.Permanent(fmt.Errorf("%s: id or plan missing", e.Type))
+		}
+		return svc.OrganizationChanged(ctx, within(tx), report.Organization{ID: d.ID, Name: d.Name, Plan: d.Plan.ID, Version: d.Version})
+	}
+	return []inbox.Subscription{
+		{Group: "reporting.customers", Topics: []string{event.TopicCustomer}, Routes: []inbox.Route{
+			inbox.On(onCustomer, TypeCustomerCreated, TypeCustomerUpdated, TypeCustomerDeleted, TypeAddressAdded)}},
+		{Group: "reporting.outcomes", Topics: []string{event.TopicVerification}, Routes: []inbox.Route{
+			inbox.On(onOutcome, TypeVerificationCompleted, TypeVerificationRejected)}},
+		{Group: "reporting.documents", Topics: []string{event.TopicDocument}, Routes: []inbox.Route{
+			inbox.On(onDocument, TypeDocumentAdded)}},
+		{Group: "reporting.organizations", Topics: []string{event.TopicAuth}, Routes: []inbox.Route{
+			inbox.On(onOrganization, TypeOrganizationCreated, TypeOrganizationPlanChanged)}},
 	}
 }

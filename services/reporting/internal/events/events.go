@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/services/reporting/internal/report"
 )
 
@@ -39,12 +40,7 @@ func (p Publisher) Of(r report.Report) (event.Event, error) {
 
 // Contract is the reporting context's side of the event contracts.
 func Contract() event.Contract {
-	return event.Contract{Samples: samples, Reads: map[string]any{
-		TypeCustomerCreated: customerChange{}, TypeCustomerUpdated: customerChange{},
-		TypeCustomerDeleted: customerChange{}, TypeAddressAdded: customerChange{},
-		TypeVerificationCompleted: report.Outcome{}, TypeVerificationRejected: report.Outcome{},
-		TypeOrganizationCreated: orgChange{}, TypeOrganizationPlanChanged: orgChange{},
-	}}
+	return event.Contract{Samples: samples, Reads: inbox.Reads(Subscriptions(nil, nil)...)}
 }
 
 func samples() []event.Sample {

@@ -3,8 +3,10 @@ package evidence
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
-	"net/url"
+
+	"github.com/kycfield/kyc/pkg/ids"
 
 	"github.com/kycfield/kyc/services/reporting/internal/report"
 )
@@ -26,17 +28,15 @@ type Cached struct {
 }
 
 // Thumbnail implements report.Evidence.
-func (c Cached) Thumbnail(ctx context.Context, orgID, env, photoURL string) ([]byte, error) {
-	u, err := url.Parse(photoURL)
-	if err != nil || !photoPath.MatchString(u.Path) {
-		return c.Source.Thumbnail(ctx, orgID, env, photoURL)
+func (c Cached) Thumbnail(ctx context.Context, orgID, env, customerID, photoID string) ([]byte, error) {
+	if !ids.Valid("cus", customerID) || !ids.Valid("pho", photoID) {
+		return nil, fmt.Errorf("%w: not a photo id", report.ErrPhotoUnavailable)
 	}
-	m := photoPath.FindStringSubmatch(u.Path)
-	key := "thumbnails/" + orgID + "/" + env + "/" + m[1] + "/" + m[2] + ".jpg"
+	key := "thumbnails/" + orgID + "/" + env + "/" + customerID + "/" + photoID + ".jpg"
 	if b, ok := c.get(ctx, key); ok {
 		return b, nil
 	}
-	b, err := c.Source.Thumbnail(ctx, orgID, env, photoURL)
+	b, err := c.Source.Thumbnail(ctx, orgID, env, customerID, photoID)
 	if err == nil {
 		_, _ = c.Store.PutSized(ctx, key, bytes.NewReader(b), int64(len(b)), "image/jpeg")
 	}

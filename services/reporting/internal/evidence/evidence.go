@@ -19,12 +19,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/image/draw"
 
+	"github.com/kycfield/kyc/pkg/ids"
 	"github.com/kycfield/kyc/pkg/orient"
 	"github.com/kycfield/kyc/pkg/principal"
 	"github.com/kycfield/kyc/services/reporting/internal/report"
@@ -42,10 +42,6 @@ const (
 	// maxThumbBytes is the most a photo kept as it is may weigh.
 	maxThumbBytes = 160 << 10
 )
-
-// photoPath is the stable public path of a photo, as the verification
-// events carry it; the customer and photo ids are taken from it.
-var photoPath = regexp.MustCompile(`/api/v1/verification/(cus_[0-9a-f]{32})/photos/(pho_[0-9a-f]{32})$`)
 
 // Client implements report.Evidence.
 type Client struct {
@@ -74,12 +70,12 @@ func New(baseURL string, signer *principal.Signer, timeout time.Duration) *Clien
 // Thumbnail implements report.Evidence: report.ErrPhotoUnavailable when
 // the photo is gone or unreadable (printed as such), any other error when
 // the verification service could not be asked (retried).
-func (c *Client) Thumbnail(ctx context.Context, orgID, env, photoURL string) ([]byte, error) {
-	u, err := url.Parse(photoURL)
-	if err != nil || !photoPath.MatchString(u.Path) {
-		return nil, fmt.Errorf("%w: not a photo URL", report.ErrPhotoUnavailable)
+func (c *Client) Thumbnail(ctx context.Context, orgID, env, customerID, photoID string) ([]byte, error) {
+	if !ids.Valid("cus", customerID) || !ids.Valid("pho", photoID) {
+		return nil, fmt.Errorf("%w: not a photo id", report.ErrPhotoUnavailable)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.BaseURL+u.Path, nil)
+	path := "/api/v1/verification/" + url.PathEscape(customerID) + "/photos/" + url.PathEscape(photoID)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.BaseURL+path, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -40,18 +40,15 @@ func TestSameBytesAreShrunkOnce(t *testing.T) {
 	}))
 	defer srv.Close()
 	c := New(srv.URL, signer, 5*time.Second)
-	url := func(n string) string {
-		return "https://api.example.com/api/v1/verification/cus_0000000000000000000000000000000" + n + "/photos/pho_0000000000000000000000000000000" + n
-	}
-	first, err := c.Thumbnail(context.Background(), "org_a", "test", url("1"))
+	first, err := c.Thumbnail(context.Background(), "org_a", "test", "cus_00000000000000000000000000000001", "pho_00000000000000000000000000000001")
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := c.Thumbnail(context.Background(), "org_b", "test", url("2"))
+	second, err := c.Thumbnail(context.Background(), "org_b", "test", "cus_00000000000000000000000000000002", "pho_00000000000000000000000000000002")
 	if err != nil || !bytes.Equal(first, second) || c.byContent.Len() != 1 {
 		t.Fatalf("the same photo under another customer: err %v, same thumbnail %v, %d shrunk", err, bytes.Equal(first, second), c.byContent.Len())
 	}
-	third, err := c.Thumbnail(context.Background(), "org_a", "test", url("3"))
+	third, err := c.Thumbnail(context.Background(), "org_a", "test", "cus_00000000000000000000000000000003", "pho_00000000000000000000000000000003")
 	if err != nil || bytes.Equal(first, third) || c.byContent.Len() != 2 {
 		t.Fatalf("another photo: err %v, %d shrunk", err, c.byContent.Len())
 	}

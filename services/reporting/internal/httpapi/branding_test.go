@@ -66,14 +66,14 @@ func TestEnterpriseBrandingIsOnItsReportsOnly(t *testing.T) {
 	}
 	f.plan(t, who.org, "enterprise", 2)
 	id := f.customer(t, who, events.TypeCustomerCreated)
-	apply(t, f.outcomes, outcome(t, who, id, report.Verified))
+	f.outcome(t, outcome(t, who, id, report.Verified))
 	text := pdftest.Text(t, f.report(t, who, id).body)
 	if !strings.Contains(text, "Zenith Microfinance") || strings.Contains(text, "KYC Field Verification Report") {
 		t.Fatalf("the Enterprise report is not white-labelled:\n%s", text)
 	}
 	f.plan(t, who.org, "growth", 3)
 	f.plan(t, who.org, "enterprise", 1) // a late, older event changes nothing
-	apply(t, f.outcomes, outcome(t, who, id, report.Verified))
+	f.outcome(t, outcome(t, who, id, report.Verified))
 	if text := pdftest.Text(t, f.report(t, who, id).body); strings.Contains(text, "Zenith Microfinance") {
 		t.Fatalf("the branding outlived the downgrade:\n%s", text)
 	}
@@ -90,7 +90,7 @@ func TestReportIsPreparedForTheOrganizationByName(t *testing.T) {
 		map[string]any{"id": who.org, "name": "Adúnní Microfinance Bank", "version": 1, "plan": map[string]any{"id": "growth"}}))
 	f.plan(t, who.org, "enterprise", 2)
 	id := f.customer(t, who, events.TypeCustomerCreated)
-	apply(t, f.outcomes, outcome(t, who, id, report.Verified))
+	f.outcome(t, outcome(t, who, id, report.Verified))
 	text := pdftest.Text(t, f.report(t, who, id).body)
 	if !strings.Contains(text, "Adúnní Microfinance Bank") || strings.Contains(text, who.org) {
 		t.Fatalf("the report is not prepared for the organization by name:\n%s", text)

@@ -34,8 +34,10 @@ import (
 type fixture struct {
 	pool      *pgxpool.Pool
 	mux       *http.ServeMux
+	svc       *report.Service
 	customers *inbox.Consumer
 	outcomes  *inbox.Consumer
+	documents *inbox.Consumer
 	orgs      *inbox.Consumer
 }
 
@@ -63,10 +65,34 @@ func setup(t *testing.T) fixture {
 	}
 	mux := http.NewServeMux()
 	httpapi.Register(mux, eps, svc, protect, logging.Discard())
-	return fixture{pool: pool, mux: mux,
-		customers: inbox.New("reporting.customers", nil, pool, logging.Discard(), events.Customers(svc, store.Within)),
-		outcomes:  inbox.New("reporting.outcomes", nil, pool, logging.Discard(), events.Outcomes(svc, store.Within)),
-		orgs:      inbox.New("reporting.organizations", nil, pool, logging.Discard(), events.Organizations(svc, store.Within))}
+	subs := events.Subscriptions(svc, store.Within)
+	consumer := func(group string) *inbox.Consumer {
+		return inbox.New(group, nil, pool, logging.Discard(), inbox.HandlerOf(subs, group))
+	}
+	return fixture{pool: pool, mux: mux, svc: svc, customers: consumer("reporting.customers"), outcomes: consumer("reporting.outcomes"),
+		documents: consumer("reporting.documents"), orgs: consumer("reporting.organizations")}
+}
+
+// outcome applies an outcome event and renders what it queued, as the
+// consumer and the render worker would.
+func (f fixture) outcome(t *testing.T, e event.Event) {
+	t.Helper()
+	apply(t, f.outcomes, e)
+	f.rendered(t)
+}
+
+// rendered renders every render that is due, failing on an error.
+func (f fixture) rendered(t *testing.T) {
+	t.Helper()
+	for {
+		did, err := f.svc.RenderNext(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !did {
+			return
+		}
+	}
 }
 
 type tenant struct{ org, env string }
@@ -120,6 +146,24 @@ func outcome(t *testing.T, who tenant, id, status string) event.Event {
 		typ = events.TypeVerificationRejected
 	}
 	return newEvent(t, typ, who, o)
+}
+
+// documentAdded is document.added for a document of the customer.
+func documentAdded(t *testing.T, who tenant, id, typ, name string) event.Event {
+	t.Helper()
+	docID := ids.New("doc")
+	return newEvent(t, events.TypeDocumentAdded, who, map[string]any{"customerId": id, "document": map[string]any{
+		"id": docID, "customerId": id, "documentType": typ, "fileName": name, "fileType": "application/pdf", "fileSize": 1234,
+		"fileUrl": "https://api.example.com/api/v1/customers/" + id + "/documents/" + docID + "/file", "verified": false,
+		"hosted": true, "uploadedAt": "2026-11-24T09:00:00.000Z"}})
+}
+
+// due makes every queued render due now, as time passing would.
+func (f fixture) due(t *testing.T) {
+	t.Helper()
+	if _, err := f.pool.Exec(context.Background(), `UPDATE renders SET not_before = now()`); err != nil {
+		t.Fatal(err)
+	}
 }
 
 type response struct {

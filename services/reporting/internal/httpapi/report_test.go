@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -23,7 +24,7 @@ func TestReportIsNotReadyUntilTheOutcomeThenServedWithItsETag(t *testing.T) {
 	if r := f.report(t, who, id); r.status != http.StatusConflict || r.code() != report.CodeNotReady {
 		t.Fatalf("before the outcome: %d %s", r.status, r.body)
 	}
-	apply(t, f.outcomes, outcome(t, who, id, report.Verified))
+	f.outcome(t, outcome(t, who, id, report.Verified))
 	r := f.report(t, who, id)
 	if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/pdf" ||
 		r.header.Get("Content-Disposition") != `attachment; filename=kyc-report-`+id+`.pdf` {
@@ -49,9 +50,9 @@ func TestNobodyElseSeesTheReport(t *testing.T) {
 	f := setup(t)
 	who := newTenant("live")
 	id := f.customer(t, who, events.TypeCustomerCreated)
-	apply(t, f.outcomes, outcome(t, who, id, report.Verified))
+	f.outcome(t, outcome(t, who, id, report.Verified))
 	gone := f.customer(t, who, events.TypeCustomerCreated)
-	apply(t, f.outcomes, outcome(t, who, gone, report.Verified))
+	f.outcome(t, outcome(t, who, gone, report.Verified))
 	f.customerEvent(t, who, events.TypeCustomerDeleted, gone)
 	cases := []struct {
 		name     string
@@ -77,13 +78,13 @@ func TestRedeliveredOutcomeRendersOnceAndALaterOneIsANewVersion(t *testing.T) {
 	who := newTenant("test")
 	id := f.customer(t, who, events.TypeCustomerCreated)
 	first := outcome(t, who, id, report.Verified)
-	apply(t, f.outcomes, first)
+	f.outcome(t, first)
 	v1 := f.report(t, who, id)
-	apply(t, f.outcomes, first) // a redelivery
+	f.outcome(t, first) // a redelivery
 	if n := f.count(t, `SELECT count(*) FROM reports WHERE customer_id = $1`, id); n != 1 {
 		t.Fatalf("%d reports after a redelivery", n)
 	}
-	apply(t, f.outcomes, outcome(t, who, id, report.Rejected)) // an added address was rejected
+	f.outcome(t, outcome(t, who, id, report.Rejected)) // an added address was rejected
 	v2 := f.report(t, who, id)
 	if v1.header.Get("X-Report-Version") != "1" || v2.header.Get("X-Report-Version") != "2" || v1.header.Get("ETag") == v2.header.Get("ETag") {
 		t.Fatalf("versions: %v / %v", v1.header, v2.header)
@@ -116,35 +117,53 @@ func TestRedeliveredOutcomeRendersOnceAndALaterOneIsANewVersion(t *testing.T) {
 }
 
 // TestOutcomeBeforeProfileWaits: the outcome and the profile travel on
-// different topics; an outcome that arrives first is retried, not lost.
+// different topics; an outcome that arrives first is queued, its render
+// retried until the profile is there, not lost.
 func TestOutcomeBeforeProfileWaits(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	who := newTenant("live")
 	id := "cus_" + strings.Repeat("ab", 16)
-	e := outcome(t, who, id, report.Verified)
-	if err := f.outcomes.Apply(context.Background(), e); err == nil {
-		t.Fatal("an outcome without its customer's profile was accepted")
+	apply(t, f.outcomes, outcome(t, who, id, report.Verified))
+	if did, err := f.svc.RenderNext(context.Background()); !did || !errors.Is(err, report.ErrProfileMissing) {
+		t.Fatalf("render without the profile: %v %v", did, err)
+	}
+	if r := f.report(t, who, id); r.status != http.StatusNotFound {
+		t.Fatalf("before the profile: %d %s", r.status, r.body)
 	}
 	f.customerEvent(t, who, events.TypeCustomerCreated, id)
-	apply(t, f.outcomes, e)
+	f.due(t)
+	f.rendered(t)
 	if r := f.report(t, who, id); r.status != http.StatusOK {
 		t.Fatalf("after the retry: %d %s", r.status, r.body)
 	}
 }
 
-// TestConcurrentOutcomesGetDistinctVersions: outcomes of one customer
-// rendered at the same time never share a version number.
-func TestConcurrentOutcomesGetDistinctVersions(t *testing.T) {
+// TestConcurrentRendersGetDistinctVersionsInOrder: renders of one
+// customer taken by several workers at once never share a version
+// number, and number in the order their outcomes came.
+func TestConcurrentRendersGetDistinctVersionsInOrder(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	who := newTenant("live")
 	id := f.customer(t, who, events.TypeCustomerCreated)
+	var order []string
+	for i := range 4 {
+		status := report.Verified
+		if i%2 == 1 {
+			status = report.Rejected
+		}
+		e := outcome(t, who, id, status)
+		apply(t, f.outcomes, e)
+		order = append(order, e.ID)
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 4)
 	for range 4 {
-		e := outcome(t, who, id, report.Verified)
-		wg.Go(func() { errs <- f.outcomes.Apply(context.Background(), e) })
+		wg.Go(func() {
+			_, err := f.svc.RenderNext(context.Background())
+			errs <- err
+		})
 	}
 	wg.Wait()
 	close(errs)
@@ -153,8 +172,45 @@ func TestConcurrentOutcomesGetDistinctVersions(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := f.count(t, `SELECT count(DISTINCT version) FROM reports WHERE customer_id = $1 AND version BETWEEN 1 AND 4`, id); n != 4 {
-		t.Fatalf("%d distinct versions for 4 outcomes", n)
+	f.rendered(t)
+	for v, eventID := range order {
+		if n := f.count(t, `SELECT count(*) FROM reports WHERE customer_id = $1 AND version = $2 AND event_id = $3`, id, v+1, eventID); n != 1 {
+			t.Errorf("version %d is not the report of outcome %d", v+1, v+1)
+		}
+	}
+}
+
+// TestALateDocumentIsANewVersionListingIt: a document added after the
+// customer's verification ended renders a new version that lists it,
+// once however often its event comes; one added before any outcome
+// renders nothing by itself but is listed by the first report.
+func TestALateDocumentIsANewVersionListingIt(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	who := newTenant("live")
+	id := f.customer(t, who, events.TypeCustomerCreated)
+	early := documentAdded(t, who, id, "ID_CARD", "passport-scan.png")
+	apply(t, f.documents, early)
+	f.rendered(t)
+	if n := f.count(t, `SELECT count(*) FROM reports WHERE customer_id = $1`, id); n != 0 {
+		t.Fatalf("%d reports before any outcome", n)
+	}
+	f.outcome(t, outcome(t, who, id, report.Verified))
+	v1 := f.report(t, who, id)
+	if text := pdftest.Text(t, v1.body); !strings.Contains(text, "Documents (1)") || !strings.Contains(text, "passport-scan.png") {
+		t.Fatalf("version 1 does not list the early document:\n%s", text)
+	}
+	late := documentAdded(t, who, id, "UTILITY_BILL", "nepa-bill-october.pdf")
+	apply(t, f.documents, late)
+	apply(t, f.documents, late) // a redelivery
+	f.rendered(t)
+	v2 := f.report(t, who, id)
+	text := pdftest.Text(t, v2.body)
+	if v2.header.Get("X-Report-Version") != "2" || !strings.Contains(text, "Documents (2)") || !strings.Contains(text, "nepa-bill-october.pdf") {
+		t.Fatalf("version %s does not list the late document:\n%s", v2.header.Get("X-Report-Version"), text)
+	}
+	if n := f.count(t, `SELECT count(*) FROM reports WHERE customer_id = $1`, id); n != 2 {
+		t.Fatalf("%d versions, want 2", n)
 	}
 }
 
@@ -163,7 +219,7 @@ func TestVerifyAcceptsAGenuineCodeAndRefusesAForgedOne(t *testing.T) {
 	f := setup(t)
 	who := newTenant("live")
 	id := f.customer(t, who, events.TypeCustomerCreated)
-	apply(t, f.outcomes, outcome(t, who, id, report.Verified))
+	f.outcome(t, outcome(t, who, id, report.Verified))
 	pdf := f.report(t, who, id).body
 	var code string
 	if err := f.pool.QueryRow(context.Background(), `SELECT code FROM reports WHERE customer_id = $1`, id).Scan(&code); err != nil {

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/pkg/kitserver"
 	"github.com/kycfield/kyc/pkg/logging"
 	"github.com/kycfield/kyc/pkg/miniotest"
@@ -21,12 +20,12 @@ import (
 	"github.com/kycfield/kyc/services/reporting/internal/report"
 )
 
-// TestAnOutcomeIsConsumedOnlyOnceItsReportIsStored: while the object
-// store refuses the PDF, the event stays unprocessed and nothing is
-// recorded (the consumer retries it); once the store answers, the same
-// event renders exactly one report. A download while the store is down
-// is 503 STORAGE_UNAVAILABLE, not a broken 200.
-func TestAnOutcomeIsConsumedOnlyOnceItsReportIsStored(t *testing.T) {
+// TestARenderEndsOnlyOnceItsReportIsStored: while the object store
+// refuses the PDF, the render stays queued and no report is recorded;
+// once the store answers, the same render makes exactly one report. A
+// download while the store is down is 503 STORAGE_UNAVAILABLE, not a
+// broken 200.
+func TestARenderEndsOnlyOnceItsReportIsStored(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	who := newTenant("live")
@@ -36,15 +35,15 @@ func TestAnOutcomeIsConsumedOnlyOnceItsReportIsStored(t *testing.T) {
 	links := report.Links{PublicURL: "https://api.example.com"}
 	store := postgres.New(f.pool, "reporting-events", events.Publisher{ReportURL: links.ReportURL}.Of)
 	broken := report.NewService(store, down, pdf.Renderer{}, nil, time.Now, links)
-	consumer := inbox.New("reporting.outcomes", nil, f.pool, logging.Discard(), events.Outcomes(broken, store.Within))
-	e := outcome(t, who, id, report.Verified)
-	if err := consumer.Apply(context.Background(), e); err == nil || inbox.IsPermanent(err) {
-		t.Fatalf("store down: %v, want an error to retry", err)
+	apply(t, f.outcomes, outcome(t, who, id, report.Verified))
+	if did, err := broken.RenderNext(context.Background()); !did || err == nil {
+		t.Fatalf("store down: %v %v, want a render that failed", did, err)
 	}
-	if n := f.count(t, `SELECT count(*) FROM reports`) + f.count(t, `SELECT count(*) FROM processed_events WHERE event_id = $1`, e.ID); n != 0 {
-		t.Fatalf("%d rows written while the store was down", n)
+	if n := f.count(t, `SELECT count(*) FROM reports`); n != 0 || f.count(t, `SELECT count(*) FROM renders`) != 1 {
+		t.Fatalf("%d reports written while the store was down, or the render was dropped", n)
 	}
-	apply(t, f.outcomes, e) // redelivered, the store answering
+	f.due(t)
+	f.rendered(t) // retried, the store answering
 	if r := f.report(t, who, id); r.status != http.StatusOK || f.count(t, `SELECT count(*) FROM reports`) != 1 {
 		t.Fatalf("after the retry: %d %s", r.status, r.body)
 	}

@@ -42,7 +42,7 @@ func benchContent(b *testing.B) (report.Content, map[string][]byte) {
 	i := uint64(0)
 	for _, a := range c.Outcome.Addresses {
 		for _, p := range a.VerificationData.Photos {
-			originals[p.URL] = original(b, i)
+			originals[p.ID] = original(b, i)
 			i++
 		}
 	}

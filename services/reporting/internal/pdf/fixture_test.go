@@ -40,7 +40,7 @@ func content(n int, status string, env string) report.Content {
 	photos := map[string][]byte{}
 	for _, a := range o.Addresses {
 		for i, p := range a.VerificationData.Photos {
-			photos[p.URL] = thumbnail(i)
+			photos[p.ID] = thumbnail(i)
 		}
 	}
 	return report.Content{Report: r, Customer: c, Outcome: o, OrgName: "Acme Lending Ltd",
@@ -86,7 +86,8 @@ func address(i int, rejected bool, at time.Time) report.Address {
 		Flags:     []string{"LOW_GPS_ACCURACY"},
 		Attempts:  []report.Attempt{{At: ptr(visited.Add(-24 * time.Hour)), Reason: "NO_ACCESS", Notes: "Gate locked", By: "agt_019a2b3c4d5e6f708192a3b4c5d6e7f8"}}}
 	for j, tag := range []string{"building_front", "street_view", "landmark"} {
-		v.Photos = append(v.Photos, report.Photo{URL: fmt.Sprintf("https://api.example.com/p/%d/%d", i, j), Tag: tag, CapturedAt: &visited})
+		v.Photos = append(v.Photos, report.Photo{ID: fmt.Sprintf("pho_%032x", i*10+j), URL: fmt.Sprintf("https://api.example.com/p/%d/%d", i, j),
+			Tag: tag, CapturedAt: &visited})
 	}
 	if rejected {
 		a.Status = report.Rejected

@@ -179,11 +179,11 @@ func TestSecondReaderOpensThePage(t *testing.T) {
 // photos have a sky of a blue nothing else on the page uses.
 func TestPhotosAreEmbedded(t *testing.T) {
 	c := content(1, report.Verified, report.EnvLive)
-	missing := c.Outcome.Addresses[0].VerificationData.Photos[1].URL
+	missing := c.Outcome.Addresses[0].VerificationData.Photos[1].ID
 	delete(c.Photos, missing)
-	c.Photos["https://api.example.com/broken"] = []byte("not a JPEG")
+	c.Photos["pho_broken"] = []byte("not a JPEG")
 	c.Outcome.Addresses[0].VerificationData.Photos = append(c.Outcome.Addresses[0].VerificationData.Photos,
-		report.Photo{URL: "https://api.example.com/broken", Tag: "gate"})
+		report.Photo{ID: "pho_broken", URL: "https://api.example.com/broken", Tag: "gate"})
 	b := render(t, c)
 	text := pdftest.Text(t, b)
 	if n := strings.Count(text, "Photo unavailable"); n != 2 {

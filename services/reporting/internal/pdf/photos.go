@@ -64,19 +64,19 @@ func (d *doc) photoHeight(p report.Photo) float64 {
 
 // image registers a photo's thumbnail once and returns it, or nil.
 func (d *doc) image(p report.Photo) *fpdf.ImageInfoType {
-	b, ok := d.c.Photos[p.URL]
-	if !ok || d.broken[p.URL] {
+	b, ok := d.c.Photos[p.ID]
+	if !ok || d.broken[p.ID] {
 		return nil
 	}
-	if info := d.f.GetImageInfo(p.URL); info != nil {
+	if info := d.f.GetImageInfo(p.ID); info != nil {
 		return info
 	}
-	info := d.f.RegisterImageOptionsReader(p.URL, fpdf.ImageOptions{ImageType: "JPG"}, bytes.NewReader(b))
+	info := d.f.RegisterImageOptionsReader(p.ID, fpdf.ImageOptions{ImageType: "JPG"}, bytes.NewReader(b))
 	if d.f.Err() {
 		// A thumbnail fpdf cannot read is shown as unavailable, not a
 		// failed report.
 		d.f.ClearError()
-		d.broken[p.URL] = true
+		d.broken[p.ID] = true
 		return nil
 	}
 	return info
@@ -85,7 +85,7 @@ func (d *doc) image(p report.Photo) *fpdf.ImageInfoType {
 func (d *doc) photo(p report.Photo, n int, x, y, h float64) {
 	f := d.f
 	if info := d.image(p); info != nil {
-		f.ImageOptions(p.URL, x, y, photoWidth, photoWidth*info.Height()/info.Width(), false, fpdf.ImageOptions{ImageType: "JPG"}, 0, "")
+		f.ImageOptions(p.ID, x, y, photoWidth, photoWidth*info.Height()/info.Width(), false, fpdf.ImageOptions{ImageType: "JPG"}, 0, "")
 	} else {
 		f.SetFillColor(240, 240, 240)
 		f.Rect(x, y, photoWidth, photoWidth*3/4, "F")

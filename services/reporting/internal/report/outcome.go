@@ -79,8 +79,10 @@ type Neighbour struct {
 	Notes     string `json:"notes,omitempty"`
 }
 
-// Photo is a photo's stable URL with its tag and capture time.
+// Photo is a photo's id and stable URL with its tag and capture time.
+// The id is what the photo is fetched by; the URL is printed.
 type Photo struct {
+	ID         string     `json:"id"`
 	URL        string     `json:"url"`
 	Tag        string     `json:"tag"`
 	CapturedAt *time.Time `json:"capturedAt"`

@@ -11,7 +11,7 @@ import (
 type Evidence interface {
 	// Thumbnail returns ErrPhotoUnavailable (wrapped) for a photo that is
 	// gone or unreadable; any other error means "ask again later".
-	Thumbnail(ctx context.Context, orgID, env, photoURL string) ([]byte, error)
+	Thumbnail(ctx context.Context, orgID, env, customerID, photoID string) ([]byte, error)
 }
 
 // ErrPhotoUnavailable marks a photo the report shows as unavailable
@@ -22,18 +22,18 @@ var ErrPhotoUnavailable = errors.New("photo unavailable")
 const fetchers = 4
 
 // thumbnails fetches every photo of o, a few at a time: a map from photo
-// URL to JPEG (absent when unavailable), or the first error that calls
-// for a retry.
+// id to JPEG (absent when unavailable), or the first error that calls for
+// a retry.
 func (s *Service) thumbnails(ctx context.Context, orgID, env string, o Outcome) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	if s.evidence == nil {
 		return out, nil
 	}
-	var urls []string
+	var photoIDs []string
 	for _, a := range o.Addresses {
 		if a.VerificationData != nil {
 			for _, p := range a.VerificationData.Photos {
-				urls = append(urls, p.URL)
+				photoIDs = append(photoIDs, p.ID)
 			}
 		}
 	}
@@ -43,16 +43,16 @@ func (s *Service) thumbnails(ctx context.Context, orgID, env string, o Outcome) 
 	var first error
 	sem := make(chan struct{}, fetchers)
 	var wg sync.WaitGroup
-	for _, u := range urls {
+	for _, id := range photoIDs {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			b, err := s.evidence.Thumbnail(ctx, orgID, env, u)
+			b, err := s.evidence.Thumbnail(ctx, orgID, env, o.CustomerID, id)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
 			case err == nil:
-				out[u] = b
+				out[id] = b
 			case !errors.Is(err, ErrPhotoUnavailable) && first == nil:
 				first = err
 				cancel()

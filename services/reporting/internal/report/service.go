@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/kycfield/kyc/pkg/apperr"
-	"github.com/kycfield/kyc/pkg/ids"
 )
 
 // Error codes of this context.
@@ -33,7 +32,7 @@ var (
 )
 
 // ErrProfileMissing means an outcome arrived before the customer's own
-// event (they travel on different topics): the consumer retries it.
+// event (they travel on different topics): its render is retried.
 var ErrProfileMissing = errors.New("report: customer profile not received yet")
 
 // Content is everything one report shows.
@@ -46,7 +45,7 @@ type Content struct {
 	// VerifyURL is where anyone holding Report.Code checks the report.
 	VerifyURL string
 	Sandbox   bool
-	// Photos are the thumbnails by photo URL; a photo without one is
+	// Photos are the thumbnails by photo id; a photo without one is
 	// printed as unavailable.
 	Photos map[string][]byte
 	// Brand replaces our branding (Enterprise white-labelling); nil for
@@ -65,8 +64,16 @@ type Files interface {
 	Get(ctx context.Context, key string) (io.ReadCloser, error)
 }
 
-// Repository reads reports and the customer read model.
+// Repository reads reports and the customer read model, and runs the
+// render queue.
 type Repository interface {
+	// Atomic runs fn in one transaction.
+	Atomic(ctx context.Context, fn func(Tx) error) error
+	// ClaimRender leases the oldest due render whose customer has no
+	// older one waiting, for lease; false when none is due.
+	ClaimRender(ctx context.Context, lease time.Duration) (Render, bool, error)
+	// RetryRender makes a claimed render due again after wait.
+	RetryRender(ctx context.Context, id string, wait time.Duration) error
 	// Customer is the caller's live (not deleted) customer, or
 	// ErrCustomerNotFound.
 	Customer(ctx context.Context, who Caller, customerID string) (Customer, error)
@@ -101,6 +108,20 @@ type Tx interface {
 	// BrandToShow is the branding of org and env while the organization
 	// is on Enterprise; nil otherwise.
 	BrandToShow(ctx context.Context, orgID, env string) (*Brand, error)
+	// QueueRender records that a new version is called for (a second
+	// queueing of the same id changes nothing).
+	QueueRender(ctx context.Context, r Render) error
+	// FinishRender removes a render once its version is saved (or it
+	// has nothing to render).
+	FinishRender(ctx context.Context, id string) error
+	// SaveOutcome keeps the customer's newest final outcome.
+	SaveOutcome(ctx context.Context, orgID, env string, o Outcome) error
+	// Outcome is the customer's newest final outcome, with every
+	// document added since; false when it has none.
+	Outcome(ctx context.Context, orgID, env, customerID string) (Outcome, bool, error)
+	// AddDocument records a document added to the customer; false when
+	// it was recorded already.
+	AddDocument(ctx context.Context, orgID, env, customerID string, d Document) (bool, error)
 }
 
 // Service holds the reporting use cases.
@@ -137,52 +158,6 @@ func (s *Service) OrganizationChanged(ctx context.Context, tx Tx, o Organization
 func (s *Service) CustomerChanged(ctx context.Context, tx Tx, c Customer) error {
 	c.BVN, c.NIN = MaskID(c.BVN), MaskID(c.NIN)
 	return tx.SaveCustomer(ctx, c)
-}
-
-// OutcomeReached renders and stores a new report version for a customer
-// whose verification ended. The object is written before the row, and
-// both before the consumer records the event: a crash anywhere re-renders
-// on redelivery, overwriting the same object (its key is the event's).
-func (s *Service) OutcomeReached(ctx context.Context, tx Tx, eventID, orgID, env string, o Outcome) error {
-	if !Final(o.OverallStatus) {
-		return nil
-	}
-	c, err := tx.CustomerOf(ctx, orgID, env, o.CustomerID)
-	if errors.Is(err, ErrCustomerNotFound) {
-		return ErrProfileMissing
-	}
-	if err != nil || c.Deleted {
-		return err
-	}
-	// Photos first: the version lock below is held only while rendering.
-	photos, err := s.thumbnails(ctx, orgID, env, o)
-	if err != nil {
-		return fmt.Errorf("photos of %s: %w", o.CustomerID, err)
-	}
-	version, err := tx.NextVersion(ctx, orgID, env, o.CustomerID)
-	if err != nil {
-		return err
-	}
-	r := Report{ID: ids.New("rep"), CustomerID: o.CustomerID, OrgID: orgID, Env: env, Version: version, EventID: eventID,
-		Status: o.OverallStatus, Code: NewCode(), GeneratedAt: s.now().UTC().Truncate(time.Second),
-		ObjectKey: orgID + "/" + env + "/" + o.CustomerID + "/" + eventID + ".pdf"}
-	content := s.Content(r, c, o)
-	content.Photos = photos
-	if name, err := tx.OrganizationName(ctx, orgID); err != nil {
-		return err
-	} else if name != "" {
-		content.OrgName = name
-	}
-	if content.Brand, err = tx.BrandToShow(ctx, orgID, env); err != nil {
-		return err
-	}
-	if content.Brand != nil {
-		content.OrgName = content.Brand.DisplayName
-	}
-	if err := s.store(ctx, &r, content); err != nil {
-		return err
-	}
-	return tx.SaveReport(ctx, r)
 }
 
 // store renders the report and writes it to the object store, filling in

@@ -19,6 +19,8 @@ const (
 	TypeCustomerUpdated = "customer.updated"
 	TypeCustomerDeleted = "customer.deleted"
 	TypeAddressAdded    = "address.added"
+	// TypeDocumentAdded is the document context's.
+	TypeDocumentAdded = "document.added"
 )
 
 // customerChange is the part of the customer context's events this
@@ -43,30 +45,35 @@ type address struct {
 	verification.Address
 }
 
-// Customers keeps cases and jobs in step with the customer context: a new
-// customer's addresses start verifying, an added address too, changes to
-// names, phone, loan and documents are kept, and a deleted customer's
-// open jobs are cancelled. Each is a use case on the inbox transaction.
-func Customers(svc *verification.Service, within func(pgx.Tx) verification.Tx) inbox.Handler {
-	return func(ctx context.Context, tx pgx.Tx, e event.Event) error {
-		switch e.Type {
-		case TypeCustomerCreated, TypeCustomerUpdated, TypeCustomerDeleted, TypeAddressAdded:
-		default:
-			return nil
+// documentAdded is the part of document.added this context reads: the
+// document in the shape the customer read shows documents, so that the
+// status events (and the webhooks made of them) list it like the ones
+// sent at creation.
+type documentAdded struct {
+	CustomerID string `json:"customerId"`
+	Document   struct {
+		ID           string  `json:"id"`
+		FileName     *string `json:"fileName"`
+		FileURL      *string `json:"fileUrl"`
+		FileType     *string `json:"fileType"`
+		FileSize     *int64  `json:"fileSize"`
+		DocumentType string  `json:"documentType"`
+		UploadedAt   *string `json:"uploadedAt"`
+		Verified     bool    `json:"verified"`
+	} `json:"document"`
+}
+
+// Subscriptions keep cases and jobs in step with the customer context (a
+// new customer's addresses start verifying, an added address too, changes
+// to names, phone, loan and documents are kept, a deleted customer's open
+// jobs are cancelled) and add the documents appended through the document
+// context. Each is a use case on the inbox transaction.
+func Subscriptions(svc *verification.Service, within func(pgx.Tx) verification.Tx) []inbox.Subscription {
+	onCustomer := func(ctx context.Context, tx pgx.Tx, e event.Event, d customerChange) error {
+		if d.CustomerID == "" {
+			return inbox.Permanent(fmt.Errorf("%s without customerId", e.Type))
 		}
-		var d customerChange
-		if err := json.Unmarshal(e.Data, &d); err != nil || d.CustomerID == "" {
-			return inbox.Permanent(fmt.Errorf("decode %s: customerId missing or %v", e.Type, err))
-		}
-		in := verification.CaseInput{CustomerID: d.CustomerID, OrgID: e.OrgID, Env: e.Environment,
-			FirstName: d.Customer.FirstName, LastName: d.Customer.LastName, Phone: d.Customer.Phone,
-			LoanID: deref(d.Customer.LoanID), LoanType: deref(d.Customer.LoanType), Documents: d.Customer.Documents}
-		if d.Customer.CreatedAt != nil {
-			in.At = *d.Customer.CreatedAt
-		}
-		for _, a := range d.Customer.Addresses {
-			in.Addresses = append(in.Addresses, verification.AddressInput{ID: a.ID, Address: a.Address})
-		}
+		in := caseInput(e, d)
 		switch e.Type {
 		case TypeCustomerCreated:
 			return svc.Open(ctx, within(tx), in)
@@ -80,6 +87,35 @@ func Customers(svc *verification.Service, within func(pgx.Tx) verification.Tx) i
 		}
 		return svc.AddAddress(ctx, within(tx), d.CustomerID, verification.AddressInput{ID: d.Address.ID, Address: d.Address.Address})
 	}
+	onDocument := func(ctx context.Context, tx pgx.Tx, e event.Event, d documentAdded) error {
+		if d.CustomerID == "" || d.Document.ID == "" {
+			return inbox.Permanent(fmt.Errorf("%s without customerId or document id", e.Type))
+		}
+		doc, err := json.Marshal(d.Document)
+		if err != nil {
+			return inbox.Permanent(err)
+		}
+		return svc.DocumentAdded(ctx, within(tx), e.OrgID, e.Environment, d.CustomerID, d.Document.ID, doc)
+	}
+	return []inbox.Subscription{
+		{Group: "verification.customers", Topics: []string{event.TopicCustomer}, Routes: []inbox.Route{
+			inbox.On(onCustomer, TypeCustomerCreated, TypeCustomerUpdated, TypeCustomerDeleted, TypeAddressAdded)}},
+		{Group: "verification.documents", Topics: []string{event.TopicDocument}, Routes: []inbox.Route{
+			inbox.On(onDocument, TypeDocumentAdded)}},
+	}
+}
+
+func caseInput(e event.Event, d customerChange) verification.CaseInput {
+	in := verification.CaseInput{CustomerID: d.CustomerID, OrgID: e.OrgID, Env: e.Environment,
+		FirstName: d.Customer.FirstName, LastName: d.Customer.LastName, Phone: d.Customer.Phone,
+		LoanID: deref(d.Customer.LoanID), LoanType: deref(d.Customer.LoanType), Documents: d.Customer.Documents}
+	if d.Customer.CreatedAt != nil {
+		in.At = *d.Customer.CreatedAt
+	}
+	for _, a := range d.Customer.Addresses {
+		in.Addresses = append(in.Addresses, verification.AddressInput{ID: a.ID, Address: a.Address})
+	}
+	return in
 }
 
 func deref(s *string) string {

@@ -41,7 +41,7 @@ func setup(t *testing.T) fixture {
 	store := postgres.New(pool, "verification-events", events.Publisher{View: view.Renderer{BaseURL: "https://api.example.com"}}.Of)
 	svc := verification.NewService(store, time.Now, verification.Sandbox{Delay: 0,
 		Photos: map[string]int64{"building_front": 1000, "street_view": 900, "landmark": 800}})
-	h := events.Customers(svc, store.Within)
+	h := inbox.HandlerOf(events.Subscriptions(svc, store.Within), "verification.customers")
 	return fixture{pool: pool, store: store, sandbox: svc, handle: h, orgID: ids.New("org"), context: context.Background(),
 		inbox: inbox.New("verification.customers", nil, pool, logging.Discard(), h)}
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/services/verification/internal/verification"
 	"github.com/kycfield/kyc/services/verification/internal/verification/view"
 )
@@ -12,11 +13,7 @@ import (
 // samples of what it publishes, made by Publisher.Of like the real
 // events, and the struct it reads the customer context's events into.
 func Contract() event.Contract {
-	return event.Contract{Samples: samples, Reads: map[string]any{
-		TypeCustomerCreated: customerChange{}, TypeCustomerUpdated: customerChange{},
-		TypeCustomerDeleted: customerChange{}, TypeAddressAdded: customerChange{},
-		TypeReportGenerated: reportGenerated{},
-	}}
+	return event.Contract{Samples: samples, Reads: inbox.Reads(Subscriptions(nil, nil)...)}
 }
 
 func samples() []event.Sample {

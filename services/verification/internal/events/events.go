@@ -33,6 +33,11 @@ type AddressUpdated struct {
 	// VerificationData is the address's verificationData as the status
 	// endpoint shows it: null until it has an outcome or a failed attempt.
 	VerificationData *view.VerificationData `json:"verificationData"`
+	// OverallStatus and VerificationDate are the customer's after this
+	// transition: this context is their one owner, and the customer
+	// context shows what it announces.
+	OverallStatus    string  `json:"overallStatus"`
+	VerificationDate *string `json:"verificationDate"`
 }
 
 // Publisher makes the event of each domain change.
@@ -49,5 +54,6 @@ func (p Publisher) Of(ch verification.Change) (event.Event, error) {
 	}
 	j := ch.Job
 	return event.New(ch.Type, c.OrgID, c.Env, AddressUpdated{CustomerID: c.CustomerID, AddressID: j.AddressID,
-		Status: j.Status, Sequence: j.Sequence, OccurredAt: j.UpdatedAt, VerificationData: p.View.Data(*j)})
+		Status: j.Status, Sequence: j.Sequence, OccurredAt: j.UpdatedAt, VerificationData: p.View.Data(*j),
+		OverallStatus: c.Status, VerificationDate: view.Timestamp(c.VerificationDate)})
 }

@@ -1,6 +1,7 @@
 // Package httpapi is the verification service's transport: go-kit
-// endpoints for a customer's verification status and the organization's
-// statistics, and the photo download, under /api/v1/verification.
+// endpoints for the organization's statistics and the photo download,
+// under /api/v1/verification. (A customer's status is the customer
+// service's: it owns the record every lender write changes.)
 package httpapi
 
 import (
@@ -20,13 +21,7 @@ import (
 
 // Endpoints are the verification reads, each typed by its request.
 type Endpoints struct {
-	Status kitserver.Endpoint[statusRequest]
-	Stats  kitserver.Endpoint[verification.Caller]
-}
-
-type statusRequest struct {
-	who        verification.Caller
-	customerID string
+	Stats kitserver.Endpoint[verification.Caller]
 }
 
 // Stats is the data of GET /api/v1/verification/stats: the spec's total,
@@ -42,31 +37,9 @@ type Stats struct {
 	AverageTurnaroundSeconds *float64 `json:"averageTurnaroundSeconds"`
 }
 
-// statusView is the status endpoint's data: the status (as the
-// verification.completed/rejected events carry it) and the report's URL,
-// which exists only after those events.
-type statusView struct {
-	view.Status
-	ReportURL *string `json:"reportUrl"`
-}
-
-func opt(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 // MakeEndpoints builds the endpoints with instrumentation.
 func MakeEndpoints(svc *verification.Service, r view.Renderer, in *kitserver.Instrumenter) Endpoints {
 	return Endpoints{
-		Status: kitserver.NewEndpoint(func(ctx context.Context, req statusRequest) (kitserver.Result, error) {
-			c, err := svc.Status(ctx, req.who, req.customerID)
-			if err != nil {
-				return kitserver.Result{}, err
-			}
-			return kitserver.Result{Message: "Verification status retrieved successfully", Data: statusView{r.Status(c), opt(c.ReportURL)}}, nil
-		}, in.Wrap("verification_status")),
 		Stats: kitserver.NewEndpoint(func(ctx context.Context, who verification.Caller) (kitserver.Result, error) {
 			st, err := svc.Stats(ctx, who)
 			if err != nil {
@@ -89,9 +62,6 @@ func MakeEndpoints(svc *verification.Service, r view.Renderer, in *kitserver.Ins
 func Register(mux *http.ServeMux, e Endpoints, svc *verification.Service, r view.Renderer, photos PhotoStore,
 	protect func(http.Handler, ...principal.Kind) http.Handler, log *slog.Logger) {
 	handle := func(pattern string, h http.Handler) { mux.Handle(pattern, protect(h, principal.KindAPIKey)) }
-	handle("GET /api/v1/verification/{customerId}/status", kitserver.NewHandler(e.Status, func(ctx context.Context, r *http.Request) (statusRequest, error) {
-		return statusRequest{who: caller(ctx), customerID: r.PathValue("customerId")}, nil
-	}, log))
 	handle("GET /api/v1/verification/stats", kitserver.NewHandler(e.Stats, func(ctx context.Context, _ *http.Request) (verification.Caller, error) {
 		return caller(ctx), nil
 	}, log))

@@ -64,12 +64,12 @@ type txn struct {
 }
 
 const caseCols = `customer_id, org_id, env, first_name, last_name, phone, loan_id, loan_type, documents, status,
-	verification_date, created_at, updated_at, deleted_at, report_url`
+	verification_date, created_at, updated_at, deleted_at`
 
 func scanCase(row pgx.Row) (verification.Case, error) {
 	var c verification.Case
 	err := row.Scan(&c.CustomerID, &c.OrgID, &c.Env, &c.FirstName, &c.LastName, &c.Phone, &c.LoanID, &c.LoanType,
-		&c.Documents, &c.Status, &c.VerificationDate, &c.CreatedAt, &c.UpdatedAt, &c.DeletedAt, &c.ReportURL)
+		&c.Documents, &c.Status, &c.VerificationDate, &c.CreatedAt, &c.UpdatedAt, &c.DeletedAt)
 	if pgdb.IsNoRows(err) {
 		return c, verification.ErrNotFound
 	}
@@ -157,9 +157,9 @@ func (t *txn) Case(ctx context.Context, customerID string) (verification.Case, e
 }
 
 func (t *txn) InsertCase(ctx context.Context, c verification.Case) (bool, error) {
-	tag, err := t.tx.Exec(ctx, `INSERT INTO cases (`+caseCols+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)
+	tag, err := t.tx.Exec(ctx, `INSERT INTO cases (`+caseCols+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)
 		ON CONFLICT (customer_id) DO NOTHING`, c.CustomerID, c.OrgID, c.Env, c.FirstName, c.LastName, c.Phone, c.LoanID,
-		c.LoanType, documents(c.Documents), c.Status, c.VerificationDate, c.CreatedAt, c.UpdatedAt, c.DeletedAt, c.ReportURL)
+		c.LoanType, documents(c.Documents), c.Status, c.VerificationDate, c.CreatedAt, c.UpdatedAt, c.DeletedAt)
 	return tag.RowsAffected() == 1, err
 }
 
@@ -175,14 +175,6 @@ func (t *txn) UpdateCase(ctx context.Context, c verification.Case) error {
 		documents = $7, status = $8, verification_date = $9, updated_at = $10, deleted_at = $11 WHERE customer_id = $1`,
 		c.CustomerID, c.FirstName, c.LastName, c.Phone, c.LoanID, c.LoanType, documents(c.Documents), c.Status,
 		c.VerificationDate, c.UpdatedAt, c.DeletedAt)
-	return err
-}
-
-// SetReportURL implements verification.Tx; the reporting context owns
-// the URL, this is its copy for the status read.
-func (t *txn) SetReportURL(ctx context.Context, orgID, env, customerID, url string) error {
-	_, err := t.tx.Exec(ctx, `UPDATE cases SET report_url = $4 WHERE customer_id = $1 AND org_id = $2 AND env = $3`,
-		customerID, orgID, env, url)
 	return err
 }
 

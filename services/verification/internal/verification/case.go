@@ -20,10 +20,7 @@ type Case struct {
 	CreatedAt        time.Time
 	UpdatedAt        time.Time
 	DeletedAt        *time.Time
-	// ReportURL is where the newest report is, once the reporting
-	// context has one ("" before).
-	ReportURL string
-	Jobs      []Job
+	Jobs             []Job
 }
 
 // Restatus recomputes the case's status from its jobs and reports the
@@ -129,8 +126,6 @@ type Tx interface {
 	// ones another worker holds, and returns their customers.
 	DueSandbox(ctx context.Context, now time.Time, limit int) ([]SandboxDue, error)
 	Emit(ctx context.Context, ch Change) error
-	// SetReportURL records where the case's newest report is.
-	SetReportURL(ctx context.Context, orgID, env, customerID, url string) error
 
 	// CustomerOf returns the customer of an address (a job).
 	CustomerOf(ctx context.Context, addressID string) (string, error)

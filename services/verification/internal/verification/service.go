@@ -106,7 +106,27 @@ func (s *Service) Refresh(ctx context.Context, tx Tx, in CaseInput) error {
 		return ignoreMissing(err)
 	}
 	c.FirstName, c.LastName, c.Phone, c.LoanID, c.LoanType = in.FirstName, in.LastName, in.Phone, in.LoanID, in.LoanType
-	c.Documents, c.UpdatedAt = in.Documents, s.now().UTC()
+	docs, err := mergeDocuments(c.Documents, in.Documents)
+	if err != nil {
+		return err
+	}
+	c.Documents, c.UpdatedAt = docs, s.now().UTC()
+	return tx.UpdateCase(ctx, c)
+}
+
+// DocumentAdded adds a document appended through the document context
+// (doc: the document as the customer read shows it) to the case, so the
+// completed and rejected events list it. A redelivery changes nothing.
+func (s *Service) DocumentAdded(ctx context.Context, tx Tx, orgID, env, customerID, docID string, doc []byte) error {
+	c, err := tx.Case(ctx, customerID)
+	if err != nil || c.DeletedAt != nil || c.OrgID != orgID || c.Env != env {
+		return ignoreMissing(err)
+	}
+	docs, err := mergeDocuments(c.Documents, []byte("["+string(doc)+"]"))
+	if err != nil {
+		return err
+	}
+	c.Documents, c.UpdatedAt = docs, s.now().UTC()
 	return tx.UpdateCase(ctx, c)
 }
 
@@ -191,14 +211,6 @@ func (s *Service) changed(ctx context.Context, tx Tx, c *Case, j *Job, photos []
 	return tx.Emit(ctx, Change{Type: typ, Case: *c})
 }
 
-// Status returns a caller's live case with its jobs and photos.
-func (s *Service) Status(ctx context.Context, who Caller, customerID string) (Case, error) {
-	if !ids.Valid("cus", customerID) {
-		return Case{}, ErrNotFound
-	}
-	return s.store.Case(ctx, who.OrgID, who.Env, customerID)
-}
-
 // Stats returns the caller's figures.
 func (s *Service) Stats(ctx context.Context, who Caller) (Stats, error) {
 	return s.store.Stats(ctx, who.OrgID, who.Env)
@@ -227,14 +239,4 @@ func orNow(t, now time.Time) time.Time {
 		return now
 	}
 	return t.UTC()
-}
-
-// ReportGenerated records where the customer's newest report is (the
-// reporting context's report.generated). The URL names the newest version
-// whatever the version, so redeliveries and reordering change nothing.
-func (s *Service) ReportGenerated(ctx context.Context, tx Tx, orgID, env, customerID, url string) error {
-	if customerID == "" || url == "" {
-		return apperr.Validation(apperr.Detail{Field: "reportUrl", Message: "report.generated without customerId or reportUrl"})
-	}
-	return tx.SetReportURL(ctx, orgID, env, customerID, url)
 }

@@ -2,7 +2,6 @@ package events
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -13,47 +12,50 @@ import (
 	"github.com/kycfield/kyc/services/webhook/internal/webhook"
 )
 
-// Verification turns verification events into deliveries, in the inbox
+// Subscriptions turn verification events into deliveries, in the inbox
 // transaction: the message and one delivery per subscribed endpoint are
 // written with the record that the event was processed, so a redelivered
 // event schedules nothing twice and a crash loses nothing. Sending is the
 // dispatcher's job, from Postgres: a slow endpoint never holds up the
-// partition. publicURL is the gateway as clients reach it.
-func Verification(within func(pgx.Tx) postgres.Tx, publicURL string) inbox.Handler {
-	return func(ctx context.Context, tx pgx.Tx, e event.Event) error {
-		if e.Type != TypeAddressUpdated && e.Type != TypeCompleted && e.Type != TypeRejected {
-			return nil
+// partition. publicURL is the gateway as clients reach it. The consumer
+// applies up to 16 waiting events per transaction: it must keep up with
+// every address transition of every organization.
+func Subscriptions(within func(pgx.Tx) postgres.Tx, publicURL string) []inbox.Subscription {
+	onAddress := func(ctx context.Context, tx pgx.Tx, e event.Event, d addressUpdated) error {
+		if d.AddressID == "" || d.CustomerID == "" {
+			return inbox.Permanent(fmt.Errorf("%s without customerId or addressId", e.Type))
 		}
-		if e.OrgID == "" || e.Environment == "" {
-			return inbox.Permanent(fmt.Errorf("%s without organization or environment", e.Type))
+		return deliver(ctx, within(tx), e, func(t postgres.Tx) (any, []string, error) { return addressData(ctx, t, e, d) })
+	}
+	onStatus := func(ctx context.Context, tx pgx.Tx, e event.Event, s customerStatus) error {
+		if s.CustomerID == "" {
+			return inbox.Permanent(fmt.Errorf("%s without customerId", e.Type))
 		}
-		t := within(tx)
-		var data any
-		var err error
-		var endpoints []string
-		if e.Type == TypeAddressUpdated {
-			data, endpoints, err = addressData(ctx, t, e)
-		} else {
-			data, endpoints, err = statusData(ctx, t, e, publicURL)
-		}
-		if err != nil || len(endpoints) == 0 {
-			return err
-		}
-		m, err := webhook.NewMessage(e.ID, e.Type, e.OrgID, e.Environment, e.Time, data)
-		if err != nil {
-			return inbox.Permanent(err)
-		}
-		_, err = t.Enqueue(ctx, m, endpoints)
+		return deliver(ctx, within(tx), e, func(t postgres.Tx) (any, []string, error) { return statusData(ctx, t, e, s, publicURL) })
+	}
+	return []inbox.Subscription{{Group: "webhook.verification", Topics: []string{event.TopicVerification}, Batch: 16,
+		Routes: []inbox.Route{inbox.On(onAddress, TypeAddressUpdated), inbox.On(onStatus, TypeCompleted, TypeRejected)}}}
+}
+
+// deliver enqueues e's message for the endpoints render names.
+func deliver(ctx context.Context, t postgres.Tx, e event.Event, render func(postgres.Tx) (any, []string, error)) error {
+	if e.OrgID == "" || e.Environment == "" {
+		return inbox.Permanent(fmt.Errorf("%s without organization or environment", e.Type))
+	}
+	data, endpoints, err := render(t)
+	if err != nil || len(endpoints) == 0 {
 		return err
 	}
+	m, err := webhook.NewMessage(e.ID, e.Type, e.OrgID, e.Environment, e.Time, data)
+	if err != nil {
+		return inbox.Permanent(err)
+	}
+	_, err = t.Enqueue(ctx, m, endpoints)
+	return err
 }
 
 // addressData records the address's version and renders its update.
-func addressData(ctx context.Context, t postgres.Tx, e event.Event) (AddressData, []string, error) {
-	var d addressUpdated
-	if err := json.Unmarshal(e.Data, &d); err != nil || d.AddressID == "" || d.CustomerID == "" {
-		return AddressData{}, nil, inbox.Permanent(fmt.Errorf("decode %s: %v", e.Type, err))
-	}
+func addressData(ctx context.Context, t postgres.Tx, e event.Event, d addressUpdated) (any, []string, error) {
 	save := &postgres.AddressVersionOf{AddressID: d.AddressID, Sequence: d.Sequence, OccurredAt: d.OccurredAt}
 	endpoints, _, err := t.Lookup(ctx, e.OrgID, e.Environment, e.Type, save, nil)
 	return AddressData{CustomerID: d.CustomerID, AddressID: d.AddressID, Status: d.Status, Sequence: d.Sequence,
@@ -63,11 +65,7 @@ func addressData(ctx context.Context, t postgres.Tx, e event.Event) (AddressData
 // statusData renders a completed/rejected event, adding each address's
 // last sequence and time (seen earlier on the same partition: one
 // customer's events are keyed alike and stay in order).
-func statusData(ctx context.Context, t postgres.Tx, e event.Event, publicURL string) (StatusData, []string, error) {
-	var s customerStatus
-	if err := json.Unmarshal(e.Data, &s); err != nil || s.CustomerID == "" {
-		return StatusData{}, nil, inbox.Permanent(fmt.Errorf("decode %s: %v", e.Type, err))
-	}
+func statusData(ctx context.Context, t postgres.Tx, e event.Event, s customerStatus, publicURL string) (any, []string, error) {
 	ids := make([]string, len(s.Addresses))
 	for i, a := range s.Addresses {
 		ids[i] = a.ID

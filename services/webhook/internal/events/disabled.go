@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/services/webhook/internal/webhook"
 )
 
@@ -29,9 +30,7 @@ func Disabled(e webhook.Endpoint) (event.Event, error) {
 
 // Contract is the webhook context's side of the event contracts.
 func Contract() event.Contract {
-	return event.Contract{Samples: samples, Reads: map[string]any{
-		TypeAddressUpdated: addressUpdated{}, TypeCompleted: customerStatus{}, TypeRejected: customerStatus{},
-	}}
+	return event.Contract{Samples: samples, Reads: inbox.Reads(Subscriptions(nil, "")...)}
 }
 
 func samples() []event.Sample {

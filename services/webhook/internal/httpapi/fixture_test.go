@@ -104,7 +104,7 @@ func setup(t *testing.T, o options) *fixture {
 		o.timeout = 5 * time.Second
 	}
 	f := &fixture{t: t, pool: pool, mux: mux, store: store,
-		consumer: inbox.New("webhook.verification", nil, pool, logging.Discard(), events.Verification(store.Within, "https://api.example.com")),
+		consumer: inbox.New("webhook.verification", nil, pool, logging.Discard(), inbox.HandlerOf(events.Subscriptions(store.Within, "https://api.example.com"), "webhook.verification")),
 		cfg:      dispatch.Config{Workers: 16, PerEndpoint: 2, Schedule: o.schedule, DisableAfter: o.disableAfter, Poll: 50 * time.Millisecond},
 		client:   dispatch.NewClient(!o.strict, o.timeout)}
 	f.start()

@@ -121,3 +121,29 @@ func ts(t *time.Time) *string {
 	}
 	return envelope.Timestamp(*t)
 }
+
+// Status is the data of GET /api/v1/verification/{customerId}/status:
+// the customer's verification progress without its profile. The customer
+// context serves it, from the same record as the customer read, so a
+// lender's write (a delete, an added address, a new name) shows in the
+// very next status read; the overall status and each address's
+// verificationData are the verification context's, as it announced them.
+type Status struct {
+	CustomerID       string     `json:"customerId"`
+	CustomerName     string     `json:"customerName"`
+	OverallStatus    string     `json:"overallStatus"`
+	LoanID           *string    `json:"loanId"`
+	LoanType         *string    `json:"loanType"`
+	VerificationDate *string    `json:"verificationDate"`
+	Addresses        []Address  `json:"addresses"`
+	Documents        []Document `json:"documents"`
+	ReportURL        *string    `json:"reportUrl"`
+}
+
+// StatusOf renders c's verification status.
+func StatusOf(c customer.Customer) Status {
+	v := Of(c)
+	return Status{CustomerID: v.ID, CustomerName: c.FirstName + " " + c.LastName, OverallStatus: v.Status,
+		LoanID: v.LoanID, LoanType: v.LoanType, VerificationDate: v.VerificationDate, Addresses: v.Addresses,
+		Documents: v.Documents, ReportURL: v.ReportURL}
+}

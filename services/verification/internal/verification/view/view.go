@@ -57,8 +57,9 @@ type VerificationData struct {
 	Timeline           []Transition `json:"timeline"`
 }
 
-// Photo is a photo's stable URL on the gateway with its tag.
+// Photo is a photo's id and stable URL on the gateway with its tag.
 type Photo struct {
+	ID         string  `json:"id"`
 	URL        string  `json:"url"`
 	Tag        string  `json:"tag"`
 	CapturedAt *string `json:"capturedAt"`
@@ -129,7 +130,7 @@ func (r Renderer) Data(j verification.Job) *VerificationData {
 		d.VerifiedAt = ts(j.Result.VerifiedAt)
 	}
 	for _, p := range j.Photos {
-		d.VerificationPhotos = append(d.VerificationPhotos, Photo{URL: r.PhotoURL(j.CustomerID, p.ID), Tag: p.Tag, CapturedAt: envelope.Timestamp(p.CapturedAt)})
+		d.VerificationPhotos = append(d.VerificationPhotos, Photo{ID: p.ID, URL: r.PhotoURL(j.CustomerID, p.ID), Tag: p.Tag, CapturedAt: envelope.Timestamp(p.CapturedAt)})
 	}
 	return d
 }
@@ -146,7 +147,10 @@ func opt(s string) *string {
 	return &s
 }
 
-func ts(t *time.Time) *string {
+func ts(t *time.Time) *string { return Timestamp(t) }
+
+// Timestamp is t in the API's form, nil for nil.
+func Timestamp(t *time.Time) *string {
 	if t == nil {
 		return nil
 	}

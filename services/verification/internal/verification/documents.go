@@ -1,0 +1,54 @@
+package verification
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/kycfield/kyc/pkg/apperr"
+)
+
+// mergeDocuments is have with every document of add that it lacks (by
+// id), in order. Documents are never removed, and they reach this context
+// by two roads (the customer's own events, and document.added from the
+// document context) in no fixed order: a union loses none of them.
+func mergeDocuments(have, add []byte) ([]byte, error) {
+	var docs, more []json.RawMessage
+	if err := unmarshalDocs(have, &docs); err != nil {
+		return nil, err
+	}
+	if err := unmarshalDocs(add, &more); err != nil {
+		return nil, apperr.Validation(apperr.Detail{Field: "documents", Message: err.Error()})
+	}
+	seen := make([]string, 0, len(docs))
+	for _, d := range docs {
+		seen = append(seen, docID(d))
+	}
+	for _, d := range more {
+		if id := docID(d); id == "" || !slices.Contains(seen, id) {
+			docs, seen = append(docs, d), append(seen, id)
+		}
+	}
+	if docs == nil {
+		docs = []json.RawMessage{}
+	}
+	return json.Marshal(docs)
+}
+
+func unmarshalDocs(b []byte, into *[]json.RawMessage) error {
+	if len(b) == 0 || string(b) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(b, into); err != nil {
+		return fmt.Errorf("documents: %w", err)
+	}
+	return nil
+}
+
+func docID(d json.RawMessage) string {
+	var v struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(d, &v) // a document without an id is kept as it is
+	return v.ID
+}
