@@ -56,7 +56,10 @@ func TestReadsAreTheRegistrations(t *testing.T) {
 	var got []string
 	subs := []Subscription{
 		{Group: "a", Routes: []Route{
-			On(func(_ context.Context, _ pgx.Tx, e event.Event, d created) error { got = append(got, e.Type+":"+d.ID); return nil }, "x.created", "x.updated"),
+			On(func(_ context.Context, _ pgx.Tx, e event.Event, d created) error {
+				got = append(got, e.Type+":"+d.ID)
+				return nil
+			}, "x.created", "x.updated"),
 			On(func(_ context.Context, _ pgx.Tx, e event.Event, d paid) error { got = append(got, e.Type); return nil }, "x.paid"),
 		}},
 		{Group: "b", Routes: []Route{On(func(context.Context, pgx.Tx, event.Event, created) error { return nil }, "x.created")}},

@@ -109,4 +109,3 @@ const (
 // ErrNotFound is answered for unknown, deleted, malformed and other
 // organizations' ids alike.
 var ErrNotFound = apperr.NotFound("Customer")
-

@@ -290,4 +290,3 @@ func (s *Service) AddAddress(ctx context.Context, who Caller, id string, in Addr
 		return tx.Emit(ctx, Change{Type: EventAddressAdded, Customer: *c, Address: &a})
 	})
 }
-
