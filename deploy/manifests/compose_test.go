@@ -257,6 +257,10 @@ func TestCompose(t *testing.T) {
 	if got, want := composeEnv(rep)["VERIFICATION_URL"], fmt.Sprintf("http://%s:%d", v.Name, v.Port); got != want {
 		t.Errorf("compose reporting: rule \"VERIFICATION_URL is the verification service\": %q, want %q", got, want)
 	}
+	c, _ := stack.Find("customer")
+	if got, want := composeEnv(rep)["CUSTOMER_URL"], fmt.Sprintf("http://%s:%d", c.Name, c.Port); got != want {
+		t.Errorf("compose reporting: rule \"CUSTOMER_URL is the customer service\": %q, want %q", got, want)
+	}
 }
 
 // TestComposeMigrations checks that each service with a database has a

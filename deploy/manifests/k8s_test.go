@@ -445,6 +445,10 @@ func TestWiring(t *testing.T) {
 		if got, want := componentEnv(t, r, "reporting")["VERIFICATION_URL"].Value, fmt.Sprintf("http://%s:%d", v.Name, v.Port); got != want {
 			t.Errorf("%s reporting: rule \"VERIFICATION_URL is the verification Service\": %q, want %q", ov, got, want)
 		}
+		c, _ := stack.Find("customer")
+		if got, want := componentEnv(t, r, "reporting")["CUSTOMER_URL"].Value, fmt.Sprintf("http://%s:%d", c.Name, c.Port); got != want {
+			t.Errorf("%s reporting: rule \"CUSTOMER_URL is the customer Service\": %q, want %q", ov, got, want)
+		}
 
 		ing, ok := r.Ingresses["gateway"]
 		if !ok {

@@ -26,8 +26,9 @@ const storesLabel = "kyc.kycfield.io/stores"
 var storePorts = map[string]int{"postgres": 5432, "redis": 6379, "kafka": 9092, "minio": 9000, "otel-collector": 4318}
 
 // callers is who may open a connection to a service besides the gateway:
-// reporting reads evidence photos from verification (VERIFICATION_URL).
-var callers = map[string][]string{"verification": {"reporting"}}
+// reporting reads evidence photos from verification (VERIFICATION_URL) and
+// asks customer whether a customer is still there (CUSTOMER_URL).
+var callers = map[string][]string{"verification": {"reporting"}, "customer": {"reporting"}}
 
 // peerName classifies one peer of a rule: "pod:<name>" (a component in the
 // same namespace), "store:<name>", "dns", "prometheus",
@@ -140,7 +141,7 @@ func wantIngress(s platform.Service) []string {
 // wantEgress is what a component may reach, derived from the registry and
 // its Config: DNS, Kafka and the collector always; PostgreSQL with a
 // database, MinIO with a bucket, Redis when it reads REDIS_URL; the services
-// (gateway), verification (VERIFICATION_URL) and public addresses (the
+// (gateway), verification (VERIFICATION_URL), customer (CUSTOMER_URL) and public addresses (the
 // webhook deliveries, WEBHOOK_ALLOW_PRIVATE), plus every pod when that
 // setting allows private targets.
 func wantEgress(s platform.Service, env map[string]setVar) []string {
@@ -159,9 +160,11 @@ func wantEgress(s platform.Service, env map[string]setVar) []string {
 			out = append(out, fmt.Sprintf("pod:%s@TCP/%d", svc.Name, svc.Port))
 		}
 	}
-	if reads(s, "VERIFICATION_URL") {
-		v, _ := stack.Find("verification")
-		out = append(out, fmt.Sprintf("pod:%s@TCP/%d", v.Name, v.Port))
+	for setting, service := range map[string]string{"VERIFICATION_URL": "verification", "CUSTOMER_URL": "customer"} {
+		if reads(s, setting) {
+			v, _ := stack.Find(service)
+			out = append(out, fmt.Sprintf("pod:%s@TCP/%d", v.Name, v.Port))
+		}
 	}
 	if reads(s, "WEBHOOK_ALLOW_PRIVATE") {
 		out = append(out, "internet@TCP/*")

@@ -95,8 +95,12 @@ func StartWith(ctx context.Context, o Options) (p *Platform, err error) {
 	if err := p.balance(o); err != nil {
 		return nil, err
 	}
-	if err := p.pinVerification(); err != nil {
-		return nil, err
+	for _, pin := range []struct{ service, reader, setting string }{
+		{"verification", "reporting", "VERIFICATION_URL"}, {"customer", "reporting", "CUSTOMER_URL"},
+	} {
+		if err := p.pin(pin.service, pin.reader, pin.setting); err != nil {
+			return nil, err
+		}
 	}
 	started, err := stack.StartAll(ctx, p.life, stack.Services, func(s platform.Service) map[string]string { return p.envs[s.Name] }, p.logger)
 	p.running = append(p.running, started...)
@@ -117,12 +121,13 @@ func StartWith(ctx context.Context, o Options) (p *Platform, err error) {
 	return p, nil
 }
 
-// pinVerification gives the verification service a free port chosen up
-// front: the reporting service reads evidence photos from it directly
-// (VERIFICATION_URL), and every service otherwise binds port 0.
-func (p *Platform) pinVerification() error {
-	if b := p.balancers["verification"]; b != nil {
-		p.envs["reporting"]["VERIFICATION_URL"] = b.URL
+// pin gives a service a free port chosen up front and tells a reader
+// where it is: reporting calls verification (evidence photos,
+// VERIFICATION_URL) and customer (is the customer still there,
+// CUSTOMER_URL) directly, and every service otherwise binds port 0.
+func (p *Platform) pin(service, reader, setting string) error {
+	if b := p.balancers[service]; b != nil {
+		p.envs[reader][setting] = b.URL
 		return nil
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -131,8 +136,8 @@ func (p *Platform) pinVerification() error {
 	}
 	addr := l.Addr().String()
 	_ = l.Close()
-	p.envs["verification"]["HTTP_ADDR"] = addr
-	p.envs["reporting"]["VERIFICATION_URL"] = "http://" + addr
+	p.envs[service]["HTTP_ADDR"] = addr
+	p.envs[reader][setting] = "http://" + addr
 	return nil
 }
 

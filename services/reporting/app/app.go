@@ -6,6 +6,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/kycfield/kyc/pkg/config"
@@ -13,6 +14,8 @@ import (
 	"github.com/kycfield/kyc/pkg/kitserver"
 	"github.com/kycfield/kyc/pkg/objstore"
 	"github.com/kycfield/kyc/pkg/platform"
+	"github.com/kycfield/kyc/pkg/principal"
+	"github.com/kycfield/kyc/services/reporting/internal/customers"
 	"github.com/kycfield/kyc/services/reporting/internal/events"
 	"github.com/kycfield/kyc/services/reporting/internal/evidence"
 	"github.com/kycfield/kyc/services/reporting/internal/httpapi"
@@ -47,6 +50,10 @@ type Config struct {
 	// VerificationURL is the verification service's own address (not the
 	// gateway's): the evidence photos are read there.
 	VerificationURL string `env:"VERIFICATION_URL" envDefault:"http://127.0.0.1:8084"`
+	// CustomerURL is the customer service's own address: a download asks
+	// it whether the customer is still there, so a report is 404 the
+	// moment its customer is deleted.
+	CustomerURL string `env:"CUSTOMER_URL" envDefault:"http://127.0.0.1:8082"`
 	// PhotoTimeout bounds each photo read. While the verification service
 	// does not answer, the report waits (its event is retried); a photo it
 	// says is gone is printed as unavailable.
@@ -72,6 +79,8 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		src.HTTP.Transport = base.Tel.Transport(nil) // photo fetches are spans of the report's trace
 		photos := evidence.Cached{Source: src, Store: bucket}
 		svc := report.NewService(store, bucket, pdf.Renderer{}, photos, time.Now, links)
+		svc.AskCustomers(customers.Customers{Client: principal.Client{BaseURL: cfg.CustomerURL, Signer: base.Signer,
+			HTTP: &http.Client{Timeout: 5 * time.Second, Transport: base.Tel.Transport(nil)}}})
 		eps := httpapi.MakeEndpoints(svc, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
 		httpapi.Register(base.Mux, eps, svc, base.Protect, log)
 		base.Subscribe(events.Subscriptions(svc, store.Within)...)

@@ -12,12 +12,15 @@ import (
 )
 
 // Register mounts the customer routes on mux; protect requires an API-key
-// principal signed by the gateway.
+// principal signed by the gateway (or, for reading one customer, a
+// service principal of another context).
 func Register(mux *http.ServeMux, e Endpoints, protect func(http.Handler, ...principal.Kind) http.Handler, log *slog.Logger) {
 	handle := func(pattern string, h http.Handler) { mux.Handle(pattern, protect(h, principal.KindAPIKey)) }
 	handle("POST /api/v1/customers", kitserver.NewHandler(e.Create, decodeCreate, log))
 	handle("GET /api/v1/customers", kitserver.NewHandler(e.List, decodeList, log))
-	handle("GET /api/v1/customers/{id}", kitserver.NewHandler(e.Get, decodeID, log))
+	// Other services ask here (HEAD, as a service of the tenant) whether
+	// a customer is still there: this context owns deletes.
+	mux.Handle("GET /api/v1/customers/{id}", protect(kitserver.NewHandler(e.Get, decodeID, log), principal.KindAPIKey, principal.KindService))
 	handle("PUT /api/v1/customers/{id}", kitserver.NewHandler(e.Update, decodeUpdate, log))
 	handle("DELETE /api/v1/customers/{id}", kitserver.NewHandler(e.Delete, decodeID, log))
 	handle("POST /api/v1/customers/{id}/addresses", kitserver.NewHandler(e.AddAddress, decodeAddAddress, log))

@@ -75,13 +75,7 @@ func (c *Client) Thumbnail(ctx context.Context, orgID, env, customerID, photoID 
 		return nil, fmt.Errorf("%w: not a photo id", report.ErrPhotoUnavailable)
 	}
 	path := "/api/v1/verification/" + url.PathEscape(customerID) + "/photos/" + url.PathEscape(photoID)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.BaseURL+path, nil)
-	if err != nil {
-		return nil, err
-	}
-	p := principal.Principal{Kind: principal.KindService, OrgID: orgID, Env: principal.Env(env)}
-	req.Header.Set(principal.Header, c.Signer.Sign(p, req.Method, req.URL.EscapedPath()))
-	resp, err := c.HTTP.Do(req)
+	resp, err := principal.Client{BaseURL: c.BaseURL, Signer: c.Signer, HTTP: c.HTTP}.Do(ctx, http.MethodGet, path, orgID, env)
 	if err != nil {
 		return nil, fmt.Errorf("evidence: verification service: %w", err)
 	}

@@ -126,13 +126,26 @@ type Tx interface {
 
 // Service holds the reporting use cases.
 type Service struct {
-	repo     Repository
-	files    Files
-	render   Renderer
-	evidence Evidence
-	now      func() time.Time
-	links    Links
+	repo      Repository
+	files     Files
+	render    Renderer
+	evidence  Evidence
+	now       func() time.Time
+	links     Links
+	customers Customers
 }
+
+// Customers says whether a customer is there for a caller as the
+// customer context, the owner of deletes, sees it at this moment: this
+// context's own copy learns of a delete only through an event, and a
+// lender who deleted a customer must not download its report a moment
+// later.
+type Customers interface {
+	Exists(ctx context.Context, orgID, env, customerID string) (bool, error)
+}
+
+// AskCustomers makes every download check with c first.
+func (s *Service) AskCustomers(c Customers) { s.customers = c }
 
 // NewService builds a Service; evidence may be nil (reports then list
 // the photos without showing them).
@@ -202,6 +215,15 @@ func (l Links) ReportURL(customerID string) string {
 func (s *Service) Latest(ctx context.Context, who Caller, customerID string) (Report, io.ReadCloser, error) {
 	if _, err := s.repo.Customer(ctx, who, customerID); err != nil {
 		return Report{}, nil, err
+	}
+	if s.customers != nil {
+		ok, err := s.customers.Exists(ctx, who.OrgID, who.Env, customerID)
+		if err != nil {
+			return Report{}, nil, apperr.Unavailable("The customer service", err)
+		}
+		if !ok {
+			return Report{}, nil, ErrCustomerNotFound
+		}
 	}
 	r, err := s.repo.Latest(ctx, who, customerID)
 	if errors.Is(err, ErrReportNotFound) {

@@ -25,7 +25,7 @@ func mergeDocuments(have, add []byte) ([]byte, error) {
 		seen = append(seen, docID(d))
 	}
 	for _, d := range more {
-		if id := docID(d); id == "" || !slices.Contains(seen, id) {
+		if id := docID(d); !slices.Contains(seen, id) {
 			docs, seen = append(docs, d), append(seen, id)
 		}
 	}
@@ -45,10 +45,17 @@ func unmarshalDocs(b []byte, into *[]json.RawMessage) error {
 	return nil
 }
 
+// docID is what tells documents apart: the id, or for one without an id
+// (none should come) the whole document, its keys in order (the database
+// keeps JSON in an order of its own).
 func docID(d json.RawMessage) string {
-	var v struct {
-		ID string `json:"id"`
+	var v map[string]any
+	if json.Unmarshal(d, &v) != nil {
+		return "document " + string(d)
 	}
-	_ = json.Unmarshal(d, &v) // a document without an id is kept as it is
-	return v.ID
+	if id, ok := v["id"].(string); ok && id != "" {
+		return id
+	}
+	canonical, _ := json.Marshal(v) // map keys marshal sorted
+	return "document " + string(canonical)
 }
