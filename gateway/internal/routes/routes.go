@@ -65,7 +65,7 @@ var Table = []Route{
 	{"GET", "/api/v1/customers/{id}/documents/{docId}/file", Document, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"GET", "/api/v1/customers/{id}/report", Reporting, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"GET", "/api/v1/verification/stats", Verification, AuthAPIKey, principal.ScopeRead, BodyNone},
-	{"GET", "/api/v1/verification/{customerId}/status", Verification, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"GET", "/api/v1/verification/{customerId}/status", Customer, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"GET", "/api/v1/verification/{customerId}/photos/{photoId}", Verification, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"GET", "/api/v1/billing/usage", AuthBilling, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"POST", "/api/v1/webhooks", Webhook, AuthAPIKey, principal.ScopeWrite, BodyJSON},
