@@ -478,7 +478,7 @@ func TestVerificationEventsUpdateStatusAndList(t *testing.T) {
 	w := kafkabus.NewWriter(P.Bus)
 	defer w.Close()
 	data, _ := json.Marshal(map[string]any{"customerId": c.ID, "addressId": c.Addresses[0].ID, "status": "VERIFIED", "sequence": 4,
-		"occurredAt": time.Now().UTC(), "verificationData": map[string]any{"verifiedAddress": "12 Adeola Odeku Street, Victoria Island",
+		"occurredAt": time.Now().UTC(), "overallStatus": "VERIFIED", "verificationDate": time.Now().UTC(), "verificationData": map[string]any{"verifiedAddress": "12 Adeola Odeku Street, Victoria Island",
 			"verifiedLatitude": 6.4281, "verifiedLongitude": 3.4219, "agentNotes": "Met the customer's sister", "verificationPhotos": []any{}}})
 	e := event.Event{ID: "evt-" + c.ID, Type: "verification.address.updated", Time: time.Now(), OrgID: org, Environment: "live", Data: data}
 	raw, _ := json.Marshal(e)
