@@ -1,6 +1,7 @@
 // Package httpapi is the verification service's transport: go-kit
 // endpoints for a customer's verification status and the organization's
-// statistics, and the photo download, under /api/v1/verification.
+// statistics, and the photo download, under /api/v1/verification; the
+// field agents' API under /agent/v1; operations' API under /admin/v1.
 package httpapi
 
 import (
@@ -18,10 +19,12 @@ import (
 	"github.com/kycfield/kyc/services/verification/internal/verification/view"
 )
 
-// Endpoints are the verification reads, each typed by its request.
+// Endpoints are the verification operations, each typed by its request.
 type Endpoints struct {
 	Status kitserver.Endpoint[statusRequest]
 	Stats  kitserver.Endpoint[verification.Caller]
+	Agent  AgentEndpoints
+	Admin  AdminEndpoints
 }
 
 type statusRequest struct {
@@ -57,8 +60,9 @@ func opt(s string) *string {
 	return &s
 }
 
-// MakeEndpoints builds the endpoints with instrumentation.
-func MakeEndpoints(svc *verification.Service, r view.Renderer, in *kitserver.Instrumenter) Endpoints {
+// MakeEndpoints builds the endpoints with instrumentation; photos keeps
+// the agents' photo files.
+func MakeEndpoints(svc *verification.Service, r view.Renderer, photos PhotoStore, in *kitserver.Instrumenter) Endpoints {
 	return Endpoints{
 		Status: kitserver.NewEndpoint(func(ctx context.Context, req statusRequest) (kitserver.Result, error) {
 			c, err := svc.Status(ctx, req.who, req.customerID)
@@ -80,13 +84,15 @@ func MakeEndpoints(svc *verification.Service, r view.Renderer, in *kitserver.Ins
 			}
 			return kitserver.Result{Message: "Verification statistics retrieved successfully", Data: out}, nil
 		}, in.Wrap("verification_stats")),
+		Agent: makeAgentEndpoints(svc, r, photos, in),
+		Admin: makeAdminEndpoints(svc, r, in),
 	}
 }
 
 // Register mounts the routes on mux: the lenders' reads (API-key
 // principals signed by the gateway) and the field agents' API (agent
 // sessions, vouched for by the gateway as edge principals).
-func Register(mux *http.ServeMux, e Endpoints, svc *verification.Service, r view.Renderer, photos PhotoStore,
+func Register(mux *http.ServeMux, e Endpoints, svc *verification.Service, photos PhotoStore,
 	protect func(http.Handler, ...principal.Kind) http.Handler, log *slog.Logger) {
 	handle := func(pattern string, h http.Handler) { mux.Handle(pattern, protect(h, principal.KindAPIKey)) }
 	handle("GET /api/v1/verification/{customerId}/status", kitserver.NewHandler(e.Status, func(ctx context.Context, r *http.Request) (statusRequest, error) {
@@ -99,7 +105,7 @@ func Register(mux *http.ServeMux, e Endpoints, svc *verification.Service, r view
 	// principal for the report's organization and environment.
 	mux.Handle("GET /api/v1/verification/{customerId}/photos/{photoId}", protect(photo(svc, photos, log),
 		principal.KindAPIKey, principal.KindService))
-	registerAgent(mux, svc, r, photos, protect, log)
+	registerAgent(mux, e.Agent, svc, photos, protect, log)
 }
 
 func caller(ctx context.Context) verification.Caller {
