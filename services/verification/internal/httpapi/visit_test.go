@@ -151,3 +151,41 @@ func (f fixture) objects(t *testing.T) int {
 	}
 	return n
 }
+
+// TestAgentOutcomesOtherThanVerified: NO_ACCESS and UNSAFE_AREA are
+// attempts that leave the task with the agent; a rejection ends it.
+func TestAgentOutcomesOtherThanVerified(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	a := f.newAgent(t, "Lagos")
+	at := map[string]any{"latitude": 6.4281, "longitude": 3.4219, "accuracy": 12}
+	for _, tc := range []struct {
+		outcome, reason, status string
+		attempts                int
+		due                     bool
+	}{
+		{"NO_ACCESS", "", "ASSIGNED", 1, true},
+		{"REJECTED", "UNSAFE_AREA", "ASSIGNED", 1, false},
+		{"REJECTED", "CUSTOMER_MOVED", "REJECTED", 0, false},
+	} {
+		adr := f.openLive(t, "Lagos")
+		expect(t, "check-in", f.do(t, a.call("POST", "/agent/v1/tasks/"+adr+"/check-in", "c-"+adr, at)), http.StatusOK, "")
+		body := map[string]any{"outcome": tc.outcome, "latitude": 6.4281, "longitude": 3.4219, "accuracy": 12, "notes": "Gate locked."}
+		if tc.reason != "" {
+			body["reason"] = tc.reason
+		}
+		r := f.do(t, a.call("POST", "/agent/v1/tasks/"+adr+"/complete", "d-"+adr, body))
+		expect(t, tc.outcome+" "+tc.reason, r, http.StatusOK, "")
+		var task httpapi.Task
+		r.data(t, &task)
+		if task.Status != tc.status || len(task.Attempts) != tc.attempts || (task.DueAt != nil) != tc.due {
+			t.Fatalf("%s %s: %s", tc.outcome, tc.reason, r.body)
+		}
+	}
+	r := f.do(t, a.call("POST", "/agent/v1/tasks/"+f.openLive(t, "Lagos")+"/complete", "d-x",
+		map[string]any{"outcome": "REJECTED", "reason": "OTHER", "latitude": 6.4281, "longitude": 3.4219, "accuracy": 12}))
+	expect(t, "OTHER without notes", r, http.StatusBadRequest, "VALIDATION_ERROR")
+	if r.field() != "notes" {
+		t.Fatalf("OTHER without notes: %s", r.body)
+	}
+}
