@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime/multipart"
 	"net/http"
 	"strconv"
@@ -249,7 +250,9 @@ func (f photoForm) apply(p *verification.Photo) error {
 		lat, e1 := strconv.ParseFloat(f.latitude, 64)
 		lng, e2 := strconv.ParseFloat(f.longitude, 64)
 		acc, e3 := strconv.ParseFloat(orZero(f.accuracy), 64)
-		if e1 != nil || e2 != nil || e3 != nil || lat < -90 || lat > 90 || lng < -180 || lng > 180 || acc < 0 {
+		// Written as ranges so that NaN and the infinities, which
+		// ParseFloat accepts and JSON cannot carry, are refused too.
+		if e1 != nil || e2 != nil || e3 != nil || !within(lat, -90, 90) || !within(lng, -180, 180) || !within(acc, 0, math.MaxFloat64) {
 			d = append(d, apperr.Detail{Field: "latitude", Message: "latitude, longitude and accuracy must be numbers in degrees and metres"})
 		}
 		p.Device = &verification.Point{Latitude: lat, Longitude: lng, Accuracy: acc}
@@ -259,6 +262,8 @@ func (f photoForm) apply(p *verification.Photo) error {
 	}
 	return nil
 }
+
+func within(v, lo, hi float64) bool { return v >= lo && v <= hi }
 
 func orZero(s string) string {
 	if s == "" {

@@ -49,6 +49,10 @@ func TestAgentPhotos(t *testing.T) {
 	if r.field() != "latitude" {
 		t.Fatalf("a bad position: %s", r.body)
 	}
+	for _, v := range [][2]string{{"NaN", "8"}, {"6.4282", "Inf"}} {
+		r = f.upload(t, a, adr, "p1", img, "tag", "building_front", "latitude", v[0], "longitude", "3.4218", "accuracy", v[1])
+		expect(t, "a position that is not a number: "+v[0]+" "+v[1], r, http.StatusBadRequest, "VALIDATION_ERROR")
+	}
 	expect(t, "a bad capture time", f.upload(t, a, adr, "p1", img, "tag", "building_front", "capturedAt", "yesterday"),
 		http.StatusBadRequest, "VALIDATION_ERROR")
 	r = f.upload(t, a, adr, "", img, gps...)
