@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -80,5 +83,57 @@ func TestTheShellIsSmall(t *testing.T) {
 	t.Logf("app shell: %d files, %d bytes, %d bytes gzipped", n, raw, gz)
 	if gz > 60<<10 {
 		t.Fatalf("the app shell is %d bytes gzipped, over 60 KB", gz)
+	}
+}
+
+// TestTheWorkerCachesEveryFile: the app must open offline, so the service
+// worker's SHELL names every file of the app (index.html as "./"), and
+// nothing else.
+func TestTheWorkerCachesEveryFile(t *testing.T) {
+	sw, err := fs.ReadFile(static, "static/sw.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)const SHELL = \[(.*?)\];`).FindSubmatch(sw)
+	if m == nil {
+		t.Fatal("no SHELL list in sw.js")
+	}
+	var listed []string
+	for _, q := range regexp.MustCompile(`"([^"]+)"`).FindAllSubmatch(m[1], -1) {
+		listed = append(listed, string(q[1]))
+	}
+	want := []string{"./"}
+	err = fs.WalkDir(static, "static", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && p != "static/sw.js" && p != "static/index.html" {
+			want = append(want, strings.TrimPrefix(p, "static/"))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(listed)
+	slices.Sort(want)
+	if !slices.Equal(listed, want) {
+		t.Fatalf("sw.js SHELL lists %v; the app's files are %v", listed, want)
+	}
+}
+
+// TestNoScriptWritesMarkup: screens build elements with dom.js's h, so a
+// customer's name or a client's note can never become markup.
+func TestNoScriptWritesMarkup(t *testing.T) {
+	sinks := regexp.MustCompile(`\.(innerHTML|outerHTML|insertAdjacentHTML)\b|document\.write|\beval\(|new Function\(`)
+	err := fs.WalkDir(static, "static", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !strings.HasSuffix(p, ".js") {
+			return err
+		}
+		b, err := fs.ReadFile(static, p)
+		if loc := sinks.FindIndex(b); err == nil && loc != nil {
+			t.Errorf("%s writes markup: %s", p, b[loc[0]:loc[1]])
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

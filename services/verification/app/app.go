@@ -75,11 +75,11 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		if err := countOutcomes(svc, base.Tel.Meter(name)); err != nil {
 			return err
 		}
-		eps := httpapi.MakeEndpoints(svc, render, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
 		bucket := objstore.Bucket{Client: mc, Name: cfg.Bucket}
-		httpapi.Register(base.Mux, eps, svc, render, bucket, base.Protect, log)
+		eps := httpapi.MakeEndpoints(svc, render, bucket, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
+		httpapi.Register(base.Mux, eps, svc, bucket, base.Protect, log)
 		base.AddWorker(cfg.Orphans.Sweeper(base.DB, bucket.Delete, log).Run)
-		httpapi.RegisterAdmin(base.Mux, svc, render, cfg.AdminToken, log)
+		httpapi.RegisterAdmin(base.Mux, eps.Admin, cfg.AdminToken, log)
 		base.Subscribe(events.Subscriptions(svc, store.Within)...)
 		base.AddWorker((&sandbox.Worker{Service: svc, Pool: base.DB, Poll: cfg.SandboxPoll, Log: log}).Run)
 		return nil

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 
@@ -9,6 +10,16 @@ import (
 	"github.com/kycfield/kyc/services/verification/internal/verification"
 	"github.com/kycfield/kyc/services/verification/internal/verification/view"
 )
+
+// AdminEndpoints are operations' API for agents and tasks under
+// /admin/v1 (kycctl agents, kycctl tasks).
+type AdminEndpoints struct {
+	CreateAgent    kitserver.Endpoint[newAgent]
+	Agents         kitserver.Endpoint[struct{}]
+	SetAgentActive kitserver.Endpoint[agentActive]
+	IssueCode      kitserver.Endpoint[agentID]
+	Reassign       kitserver.Endpoint[reassign]
+}
 
 // Agent is a field agent as operations see it.
 type Agent struct {
@@ -37,57 +48,83 @@ type newAgent struct {
 	LGAs   []string `json:"lgas"`
 }
 
-type reassign struct {
-	AgentID string `json:"agentId" required:"is required"`
+type agentID string
+
+type agentActive struct {
+	id     string
+	active bool
 }
 
-// RegisterAdmin mounts operations' API for agents and tasks under
-// /admin/v1 (kycctl agents, kycctl tasks), behind the operators' token;
-// it is reached on the service's own address, never through the gateway.
-func RegisterAdmin(mux *http.ServeMux, svc *verification.Service, r view.Renderer, token string, log *slog.Logger) {
-	admin := func(h http.HandlerFunc) http.Handler { return kitserver.RequireAdmin(token, log, h) }
-	reply := func(w http.ResponseWriter, req *http.Request, status int, msg string, data any, err error) {
+type reassign struct {
+	addressID string
+	AgentID   string `json:"agentId" required:"is required"`
+}
+
+func makeAdminEndpoints(svc *verification.Service, r view.Renderer, in *kitserver.Instrumenter) AdminEndpoints {
+	agent := func(status int, msg string, a verification.FieldAgent, err error) (kitserver.Result, error) {
 		if err != nil {
-			envelope.Fail(req.Context(), w, log, err)
-			return
+			return kitserver.Result{}, err
 		}
-		envelope.OK(req.Context(), w, status, msg, data)
+		return kitserver.Result{Status: status, Message: msg, Data: agentView(a)}, nil
 	}
-	mux.Handle("POST /admin/v1/agents", admin(func(w http.ResponseWriter, req *http.Request) {
-		var in newAgent
-		if _, err := readJSON(req, &in); err != nil {
-			reply(w, req, 0, "", nil, err)
-			return
-		}
-		a, err := svc.CreateAgent(req.Context(), verification.AgentInput{Name: in.Name, Phone: in.Phone, States: in.States, LGAs: in.LGAs})
-		reply(w, req, http.StatusCreated, "Agent created", agentView(a), err)
-	}))
-	mux.Handle("GET /admin/v1/agents", admin(func(w http.ResponseWriter, req *http.Request) {
-		agents, err := svc.Agents(req.Context())
-		out := make([]Agent, len(agents))
-		for i, a := range agents {
-			out[i] = agentView(a)
-		}
-		reply(w, req, http.StatusOK, "Agents retrieved successfully", map[string]any{"agents": out}, err)
-	}))
+	return AdminEndpoints{
+		CreateAgent: kitserver.NewEndpoint(func(ctx context.Context, req newAgent) (kitserver.Result, error) {
+			a, err := svc.CreateAgent(ctx, verification.AgentInput{Name: req.Name, Phone: req.Phone, States: req.States, LGAs: req.LGAs})
+			return agent(http.StatusCreated, "Agent created", a, err)
+		}, in.Wrap("admin_create_agent")),
+		Agents: kitserver.NewEndpoint(func(ctx context.Context, _ struct{}) (kitserver.Result, error) {
+			agents, err := svc.Agents(ctx)
+			if err != nil {
+				return kitserver.Result{}, err
+			}
+			out := make([]Agent, len(agents))
+			for i, a := range agents {
+				out[i] = agentView(a)
+			}
+			return kitserver.Result{Message: "Agents retrieved successfully", Data: map[string]any{"agents": out}}, nil
+		}, in.Wrap("admin_list_agents")),
+		SetAgentActive: kitserver.NewEndpoint(func(ctx context.Context, req agentActive) (kitserver.Result, error) {
+			a, err := svc.SetAgentActive(ctx, req.id, req.active)
+			return agent(http.StatusOK, "Agent updated", a, err)
+		}, in.Wrap("admin_set_agent_active")),
+		IssueCode: kitserver.NewEndpoint(func(ctx context.Context, id agentID) (kitserver.Result, error) {
+			code, expires, err := svc.IssueCode(ctx, string(id))
+			if err != nil {
+				return kitserver.Result{}, err
+			}
+			return kitserver.Result{Status: http.StatusCreated, Message: "One-time code issued; hand it to the agent",
+				Data: map[string]any{"code": code, "expiresAt": envelope.Timestamp(expires)}}, nil
+		}, in.Wrap("admin_issue_code")),
+		Reassign: kitserver.NewEndpoint(func(ctx context.Context, req reassign) (kitserver.Result, error) {
+			j, err := svc.Reassign(ctx, req.addressID, req.AgentID)
+			if err != nil {
+				return kitserver.Result{}, err
+			}
+			return kitserver.Result{Message: "Task reassigned", Data: taskOf(r, j)}, nil
+		}, in.Wrap("admin_reassign_task")),
+	}
+}
+
+// RegisterAdmin mounts operations' API under /admin/v1 behind the
+// operators' token; it is reached on the service's own address, never
+// through the gateway.
+func RegisterAdmin(mux *http.ServeMux, e AdminEndpoints, token string, log *slog.Logger) {
+	handle := func(pattern string, h http.Handler) { mux.Handle(pattern, kitserver.RequireAdmin(token, log, h)) }
+	handle("POST /admin/v1/agents", kitserver.NewHandler(e.CreateAgent, decodeJSON[newAgent], log))
+	handle("GET /admin/v1/agents", kitserver.NewHandler(e.Agents, func(context.Context, *http.Request) (struct{}, error) {
+		return struct{}{}, nil
+	}, log))
 	for path, active := range map[string]bool{"disable": false, "enable": true} {
-		mux.Handle("POST /admin/v1/agents/{id}/"+path, admin(func(w http.ResponseWriter, req *http.Request) {
-			a, err := svc.SetAgentActive(req.Context(), req.PathValue("id"), active)
-			reply(w, req, http.StatusOK, "Agent updated", agentView(a), err)
-		}))
+		handle("POST /admin/v1/agents/{id}/"+path, kitserver.NewHandler(e.SetAgentActive, func(_ context.Context, r *http.Request) (agentActive, error) {
+			return agentActive{id: r.PathValue("id"), active: active}, nil
+		}, log))
 	}
-	mux.Handle("POST /admin/v1/agents/{id}/code", admin(func(w http.ResponseWriter, req *http.Request) {
-		code, expires, err := svc.IssueCode(req.Context(), req.PathValue("id"))
-		reply(w, req, http.StatusCreated, "One-time code issued; hand it to the agent",
-			map[string]any{"code": code, "expiresAt": envelope.Timestamp(expires)}, err)
-	}))
-	mux.Handle("POST /admin/v1/tasks/{addressId}/reassign", admin(func(w http.ResponseWriter, req *http.Request) {
-		var in reassign
-		if _, err := readJSON(req, &in); err != nil {
-			reply(w, req, 0, "", nil, err)
-			return
-		}
-		j, err := svc.Reassign(req.Context(), req.PathValue("addressId"), in.AgentID)
-		reply(w, req, http.StatusOK, "Task reassigned", taskOf(r, j), err)
-	}))
+	handle("POST /admin/v1/agents/{id}/code", kitserver.NewHandler(e.IssueCode, func(_ context.Context, r *http.Request) (agentID, error) {
+		return agentID(r.PathValue("id")), nil
+	}, log))
+	handle("POST /admin/v1/tasks/{addressId}/reassign", kitserver.NewHandler(e.Reassign, func(ctx context.Context, r *http.Request) (reassign, error) {
+		req, err := decodeJSON[reassign](ctx, r)
+		req.addressID = r.PathValue("addressId")
+		return req, err
+	}, log))
 }

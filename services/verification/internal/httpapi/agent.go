@@ -2,72 +2,43 @@ package httpapi
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
 
-	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/envelope"
-	"github.com/kycfield/kyc/pkg/jsonbody"
+	"github.com/kycfield/kyc/pkg/kitserver"
 	"github.com/kycfield/kyc/pkg/principal"
 	"github.com/kycfield/kyc/services/verification/internal/verification"
 	"github.com/kycfield/kyc/services/verification/internal/verification/view"
 )
 
-// maxJSON bounds agent JSON bodies (the gateway enforces the same limit).
-const maxJSON = 1 << 20
-
-type agentKey struct{}
-
-// asAgent serves next only with a valid agent session: the gateway hands
-// the token on in principal.AgentTokenHeader.
-func asAgent(svc *verification.Service, log *slog.Logger, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a, err := svc.Authenticate(r.Context(), r.Header.Get(principal.AgentTokenHeader))
-		if err != nil {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="agent"`)
-			envelope.Fail(r.Context(), w, log, err)
-			return
-		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), agentKey{}, a)))
-	})
-}
-
-func agentOf(ctx context.Context) verification.FieldAgent {
-	a, _ := ctx.Value(agentKey{}).(verification.FieldAgent)
-	return a
-}
-
-// idemOf reads the Idempotency-Key every mutating agent call must carry
-// and fingerprints the request it came with.
-func idemOf(r *http.Request, body []byte) (verification.Idem, error) {
-	key := r.Header.Get("Idempotency-Key")
-	if key == "" || len(key) > 255 {
-		return verification.Idem{}, apperr.Validation(apperr.Detail{Field: "Idempotency-Key",
-			Message: "header is required on every agent change (1-255 characters), so a retry never acts twice"})
-	}
-	h := sha256.New()
-	_, _ = io.WriteString(h, r.Method+" "+r.URL.Path+"\n")
-	_, _ = h.Write(body)
-	return verification.Idem{Key: key, Fingerprint: hex.EncodeToString(h.Sum(nil))}, nil
-}
-
-// readJSON reads a JSON body (kept for the fingerprint) into dst, with
-// the same content-type, size and decoding rules as every JSON endpoint.
-func readJSON(r *http.Request, dst any) ([]byte, error) {
-	b, err := jsonbody.ReadRaw(r, maxJSON)
-	if err != nil {
-		return nil, err
-	}
-	return b, jsonbody.Decode(b, dst)
+// AgentEndpoints are the field agents' API under /agent/v1, each typed by
+// its request.
+type AgentEndpoints struct {
+	SignIn   kitserver.Endpoint[signIn]
+	SignOut  kitserver.Endpoint[sessionToken]
+	Tasks    kitserver.Endpoint[verification.FieldAgent]
+	CheckIn  kitserver.Endpoint[taskChange[checkIn]]
+	Complete kitserver.Endpoint[taskChange[complete]]
+	AddPhoto kitserver.Endpoint[photoUpload]
 }
 
 type signIn struct {
 	Phone string `json:"phone" required:"is required"`
 	Code  string `json:"code" required:"is required"`
+}
+
+// sessionToken is the agent's own session, to end.
+type sessionToken string
+
+// taskChange is an agent's change of one of its tasks: the decoded body,
+// and the Idempotency-Key that makes a retry harmless.
+type taskChange[In any] struct {
+	agent     verification.FieldAgent
+	addressID string
+	in        In
+	idem      verification.Idem
 }
 
 type checkIn struct {
@@ -87,6 +58,12 @@ type complete struct {
 	Resident        *verification.Resident  `json:"resident"`
 	Building        *verification.Building  `json:"building"`
 	Neighbour       *verification.Neighbour `json:"neighbour"`
+}
+
+func (in complete) outcome() verification.Outcome {
+	return verification.Outcome{Outcome: in.Outcome, Reason: in.Reason, VerifiedAddress: in.VerifiedAddress,
+		At:    verification.Point{Latitude: in.Latitude, Longitude: in.Longitude, Accuracy: in.Accuracy},
+		Notes: in.Notes, Resident: in.Resident, Building: in.Building, Neighbour: in.Neighbour}
 }
 
 // CheckIn is where and when the visit under way started.
@@ -121,94 +98,64 @@ func taskOf(r view.Renderer, t verification.Task) Task {
 	return out
 }
 
-// registerAgent mounts the field agents' API under /agent/v1.
-func registerAgent(mux *http.ServeMux, svc *verification.Service, r view.Renderer, photos PhotoStore,
+func makeAgentEndpoints(svc *verification.Service, r view.Renderer, photos PhotoStore, in *kitserver.Instrumenter) AgentEndpoints {
+	// changed answers an agent change with the task as it now is (final
+	// tasks leave the agent's list but are still shown here).
+	changed := func(msg string, t verification.Task, err error) (kitserver.Result, error) {
+		if err != nil {
+			return kitserver.Result{}, err
+		}
+		return kitserver.Result{Message: msg, Data: taskOf(r, t)}, nil
+	}
+	return AgentEndpoints{
+		SignIn: kitserver.NewEndpoint(func(ctx context.Context, req signIn) (kitserver.Result, error) {
+			token, a, expires, err := svc.SignIn(ctx, req.Phone, req.Code)
+			if err != nil {
+				return kitserver.Result{}, err
+			}
+			return kitserver.Result{Status: http.StatusCreated, Message: "Signed in", Data: map[string]any{
+				"token": token, "expiresAt": envelope.Timestamp(expires), "agent": map[string]string{"id": a.ID, "name": a.Name}}}, nil
+		}, in.Wrap("agent_sign_in")),
+		SignOut: kitserver.NewEndpoint(func(ctx context.Context, token sessionToken) (kitserver.Result, error) {
+			return kitserver.Result{Message: "Signed out"}, svc.SignOut(ctx, string(token))
+		}, in.Wrap("agent_sign_out")),
+		Tasks: kitserver.NewEndpoint(func(ctx context.Context, a verification.FieldAgent) (kitserver.Result, error) {
+			tasks, err := svc.Tasks(ctx, a)
+			if err != nil {
+				return kitserver.Result{}, err
+			}
+			out := make([]Task, len(tasks))
+			for i, t := range tasks {
+				out[i] = taskOf(r, t)
+			}
+			return kitserver.Result{Message: "Tasks retrieved successfully", Data: map[string]any{"tasks": out}}, nil
+		}, in.Wrap("agent_tasks")),
+		CheckIn: kitserver.NewEndpoint(func(ctx context.Context, req taskChange[checkIn]) (kitserver.Result, error) {
+			at := verification.Point{Latitude: req.in.Latitude, Longitude: req.in.Longitude, Accuracy: req.in.Accuracy}
+			t, err := svc.CheckIn(ctx, req.agent, req.addressID, at, req.idem)
+			return changed("Checked in", t, err)
+		}, in.Wrap("agent_check_in")),
+		Complete: kitserver.NewEndpoint(func(ctx context.Context, req taskChange[complete]) (kitserver.Result, error) {
+			t, err := svc.Complete(ctx, req.agent, req.addressID, req.in.outcome(), req.idem)
+			return changed("Visit recorded", t, err)
+		}, in.Wrap("agent_complete")),
+		AddPhoto: kitserver.NewEndpoint(func(ctx context.Context, req photoUpload) (kitserver.Result, error) {
+			return addPhoto(ctx, svc, photos, req)
+		}, in.Wrap("agent_add_photo")),
+	}
+}
+
+// registerAgent mounts the field agents' API under /agent/v1. Every route
+// needs the gateway's edge principal; all but sign-in need an agent
+// session too (asAgent).
+func registerAgent(mux *http.ServeMux, e AgentEndpoints, svc *verification.Service, photos PhotoStore,
 	protect func(http.Handler, ...principal.Kind) http.Handler, log *slog.Logger) {
-	edge := func(h http.HandlerFunc) http.Handler { return protect(h, principal.KindEdge) }
-	agent := func(h http.HandlerFunc) http.Handler { return protect(asAgent(svc, log, h), principal.KindEdge) }
-	fail := func(w http.ResponseWriter, req *http.Request, err error) { envelope.Fail(req.Context(), w, log, err) }
-
-	mux.Handle("POST /agent/v1/session", edge(func(w http.ResponseWriter, req *http.Request) {
-		var in signIn
-		if _, err := readJSON(req, &in); err != nil {
-			fail(w, req, err)
-			return
-		}
-		token, a, expires, err := svc.SignIn(req.Context(), in.Phone, in.Code)
-		if err != nil {
-			fail(w, req, err)
-			return
-		}
-		envelope.OK(req.Context(), w, http.StatusCreated, "Signed in", map[string]any{
-			"token": token, "expiresAt": envelope.Timestamp(expires), "agent": map[string]string{"id": a.ID, "name": a.Name}})
-	}))
-	mux.Handle("DELETE /agent/v1/session", agent(func(w http.ResponseWriter, req *http.Request) {
-		if err := svc.SignOut(req.Context(), req.Header.Get(principal.AgentTokenHeader)); err != nil {
-			fail(w, req, err)
-			return
-		}
-		envelope.OK(req.Context(), w, http.StatusOK, "Signed out", nil)
-	}))
-	mux.Handle("GET /agent/v1/tasks", agent(func(w http.ResponseWriter, req *http.Request) {
-		tasks, err := svc.Tasks(req.Context(), agentOf(req.Context()))
-		if err != nil {
-			fail(w, req, err)
-			return
-		}
-		out := make([]Task, len(tasks))
-		for i, t := range tasks {
-			out[i] = taskOf(r, t)
-		}
-		envelope.OK(req.Context(), w, http.StatusOK, "Tasks retrieved successfully", map[string]any{"tasks": out})
-	}))
-	mux.Handle("POST /agent/v1/tasks/{addressId}/check-in", agent(taskChange(r, log, "Checked in",
-		func(ctx context.Context, a verification.FieldAgent, addressID string, in checkIn, idem verification.Idem) (verification.Task, error) {
-			return svc.CheckIn(ctx, a, addressID, verification.Point{Latitude: in.Latitude, Longitude: in.Longitude, Accuracy: in.Accuracy}, idem)
-		})))
-	mux.Handle("POST /agent/v1/tasks/{addressId}/complete", agent(taskChange(r, log, "Visit recorded",
-		func(ctx context.Context, a verification.FieldAgent, addressID string, in complete, idem verification.Idem) (verification.Task, error) {
-			return svc.Complete(ctx, a, addressID, verification.Outcome{Outcome: in.Outcome, Reason: in.Reason,
-				VerifiedAddress: in.VerifiedAddress, At: verification.Point{Latitude: in.Latitude, Longitude: in.Longitude, Accuracy: in.Accuracy},
-				Notes: in.Notes, Resident: in.Resident, Building: in.Building, Neighbour: in.Neighbour}, idem)
-		})))
-	mux.Handle("POST /agent/v1/tasks/{addressId}/photos", agent(func(w http.ResponseWriter, req *http.Request) {
-		uploadPhoto(w, req, svc, photos, log)
-	}))
-}
-
-// taskChange serves an agent's change of one of its tasks: the JSON body
-// into In and the call's Idempotency-Key, then act, answered with the task
-// as it now is.
-func taskChange[In any](r view.Renderer, log *slog.Logger, msg string,
-	act func(ctx context.Context, a verification.FieldAgent, addressID string, in In, idem verification.Idem) (verification.Task, error)) http.HandlerFunc {
-	return func(w http.ResponseWriter, req *http.Request) {
-		var in In
-		body, err := readJSON(req, &in)
-		idem, ierr := idemOf(req, body)
-		if err = firstOf(err, ierr); err != nil {
-			envelope.Fail(req.Context(), w, log, err)
-			return
-		}
-		t, err := act(req.Context(), agentOf(req.Context()), req.PathValue("addressId"), in, idem)
-		taskReply(w, req, r, t, err, msg, log)
-	}
-}
-
-func firstOf(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
-}
-
-// taskReply answers an agent change with the task as it now is (final
-// tasks leave the agent's list but are still shown here).
-func taskReply(w http.ResponseWriter, req *http.Request, r view.Renderer, t verification.Task, err error, msg string, log *slog.Logger) {
-	if err != nil {
-		envelope.Fail(req.Context(), w, log, err)
-		return
-	}
-	envelope.OK(req.Context(), w, http.StatusOK, msg, taskOf(r, t))
+	edge := func(h http.Handler) http.Handler { return protect(h, principal.KindEdge) }
+	agent := func(h http.Handler) http.Handler { return edge(asAgent(svc, log, h)) }
+	mux.Handle("POST /agent/v1/session", edge(kitserver.NewHandler(e.SignIn, decodeJSON[signIn], log)))
+	mux.Handle("DELETE /agent/v1/session", agent(kitserver.NewHandler(e.SignOut, decodeSessionToken, log)))
+	mux.Handle("GET /agent/v1/tasks", agent(kitserver.NewHandler(e.Tasks, decodeAgent, log)))
+	mux.Handle("POST /agent/v1/tasks/{addressId}/check-in", agent(kitserver.NewHandler(e.CheckIn, decodeTaskChange[checkIn], log)))
+	mux.Handle("POST /agent/v1/tasks/{addressId}/complete", agent(kitserver.NewHandler(e.Complete, decodeTaskChange[complete], log)))
+	mux.Handle("POST /agent/v1/tasks/{addressId}/photos", agent(kitserver.NewHandler(e.AddPhoto, decodePhoto(svc, photos), log)))
 }

@@ -1,6 +1,7 @@
 // Package httpapi is the verification service's transport: go-kit
 // endpoints for the organization's statistics and the photo download,
-// under /api/v1/verification. (A customer's status is the customer
+// under /api/v1/verification; the field agents' API under /agent/v1;
+// operations' API under /admin/v1. (A customer's status is the customer
 // service's: it owns the record every lender write changes.)
 package httpapi
 
@@ -19,9 +20,11 @@ import (
 	"github.com/kycfield/kyc/services/verification/internal/verification/view"
 )
 
-// Endpoints are the verification reads, each typed by its request.
+// Endpoints are the verification operations, each typed by its request.
 type Endpoints struct {
 	Stats kitserver.Endpoint[verification.Caller]
+	Agent AgentEndpoints
+	Admin AdminEndpoints
 }
 
 // Stats is the data of GET /api/v1/verification/stats: the spec's total,
@@ -37,8 +40,9 @@ type Stats struct {
 	AverageTurnaroundSeconds *float64 `json:"averageTurnaroundSeconds"`
 }
 
-// MakeEndpoints builds the endpoints with instrumentation.
-func MakeEndpoints(svc *verification.Service, r view.Renderer, in *kitserver.Instrumenter) Endpoints {
+// MakeEndpoints builds the endpoints with instrumentation; photos keeps
+// the agents' photo files.
+func MakeEndpoints(svc *verification.Service, r view.Renderer, photos PhotoStore, in *kitserver.Instrumenter) Endpoints {
 	return Endpoints{
 		Stats: kitserver.NewEndpoint(func(ctx context.Context, who verification.Caller) (kitserver.Result, error) {
 			st, err := svc.Stats(ctx, who)
@@ -53,13 +57,15 @@ func MakeEndpoints(svc *verification.Service, r view.Renderer, in *kitserver.Ins
 			}
 			return kitserver.Result{Message: "Verification statistics retrieved successfully", Data: out}, nil
 		}, in.Wrap("verification_stats")),
+		Agent: makeAgentEndpoints(svc, r, photos, in),
+		Admin: makeAdminEndpoints(svc, r, in),
 	}
 }
 
 // Register mounts the routes on mux: the lenders' reads (API-key
 // principals signed by the gateway) and the field agents' API (agent
 // sessions, vouched for by the gateway as edge principals).
-func Register(mux *http.ServeMux, e Endpoints, svc *verification.Service, r view.Renderer, photos PhotoStore,
+func Register(mux *http.ServeMux, e Endpoints, svc *verification.Service, photos PhotoStore,
 	protect func(http.Handler, ...principal.Kind) http.Handler, log *slog.Logger) {
 	handle := func(pattern string, h http.Handler) { mux.Handle(pattern, protect(h, principal.KindAPIKey)) }
 	handle("GET /api/v1/verification/stats", kitserver.NewHandler(e.Stats, func(ctx context.Context, _ *http.Request) (verification.Caller, error) {
@@ -69,7 +75,7 @@ func Register(mux *http.ServeMux, e Endpoints, svc *verification.Service, r view
 	// principal for the report's organization and environment.
 	mux.Handle("GET /api/v1/verification/{customerId}/photos/{photoId}", protect(photo(svc, photos, log),
 		principal.KindAPIKey, principal.KindService))
-	registerAgent(mux, svc, r, photos, protect, log)
+	registerAgent(mux, e.Agent, svc, photos, protect, log)
 }
 
 func caller(ctx context.Context) verification.Caller {

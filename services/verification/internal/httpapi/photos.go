@@ -8,7 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
+	"math"
 	"mime/multipart"
 	"net/http"
 	"strconv"
@@ -20,6 +20,7 @@ import (
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/envelope"
 	"github.com/kycfield/kyc/pkg/ids"
+	"github.com/kycfield/kyc/pkg/kitserver"
 	"github.com/kycfield/kyc/pkg/objstore"
 	"github.com/kycfield/kyc/services/verification/internal/verification"
 )
@@ -48,72 +49,84 @@ type photoForm struct {
 	latitude, longitude, accuracy string
 }
 
-// uploadPhoto streams a photo into the store (never more than a bounded
-// buffer in memory), reads its real type from its bytes and its EXIF GPS
-// and time where present, then records it on the agent's visit.
-func uploadPhoto(w http.ResponseWriter, req *http.Request, svc *verification.Service, store PhotoStore, log *slog.Logger) {
-	ctx := req.Context()
-	fail := func(err error) { envelope.Fail(ctx, w, log, err) }
-	a, addressID := agentOf(ctx), req.PathValue("addressId")
+// photoUpload is a photo already streamed into the store, with the
+// agent's form, for the agent's task.
+type photoUpload struct {
+	agent     verification.FieldAgent
+	addressID string
+	photo     verification.Photo
+	idem      verification.Idem
+}
+
+// decodePhoto streams the photo into the store as the body arrives (never
+// more than a bounded buffer in memory), reads its real type from its
+// bytes and its EXIF GPS and time where present, and checks the form.
+//
+// Unlike the other decoders it has an effect, the stored file, because
+// the file must go somewhere before the fields after it are read: a
+// decode that fails removes it, and addPhoto removes it when the photo is
+// refused or was a retry. A file nothing refers to (a crash in between)
+// was announced first, so the orphan sweeper deletes it later.
+func decodePhoto(svc *verification.Service, store PhotoStore) func(context.Context, *http.Request) (photoUpload, error) {
+	return func(ctx context.Context, req *http.Request) (photoUpload, error) {
+		up := photoUpload{agent: agentOf(ctx), addressID: req.PathValue("addressId")}
+		form, digest, err := readPhoto(ctx, req, svc, store, &up)
+		if err == nil {
+			err = form.apply(&up.photo)
+		}
+		if err == nil {
+			up.idem, err = idemOf(req, []byte(digest+"|"+form.tag+"|"+form.capturedAt+"|"+form.latitude+"|"+form.longitude+"|"+form.accuracy))
+		}
+		if err != nil && up.photo.ObjectKey != "" {
+			store.Remove(ctx, up.photo.ObjectKey) // nothing will refer to it
+		}
+		return up, err
+	}
+}
+
+// readPhoto reads the multipart body: the first file part is stored (on
+// up.photo), the other parts are the form.
+func readPhoto(ctx context.Context, req *http.Request, svc *verification.Service, store PhotoStore, up *photoUpload) (photoForm, string, error) {
+	var form photoForm
+	var digest string
 	mr, err := req.MultipartReader()
 	if err != nil {
-		fail(apperr.New(apperr.KindUnsupported, apperr.CodeUnsupportedMedia, "Send the photo as multipart/form-data with a file part"))
-		return
+		return form, "", apperr.New(apperr.KindUnsupported, apperr.CodeUnsupportedMedia, "Send the photo as multipart/form-data with a file part")
 	}
-	var form photoForm
-	var p verification.Photo
-	var digest string
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			if p.ObjectKey != "" {
-				store.Remove(ctx, p.ObjectKey)
-			}
-			fail(tooLargeOr(err, apperr.New(apperr.KindInvalid, apperr.CodeValidation, "The multipart body could not be read")))
-			return
+			return form, "", tooLargeOr(err, apperr.New(apperr.KindInvalid, apperr.CodeValidation, "The multipart body could not be read"))
 		}
-		if part.FormName() == "file" && p.ObjectKey == "" {
-			if p, digest, err = storeFile(ctx, svc, store, part, a.ID, addressID); err != nil {
-				fail(err)
-				return
+		if part.FormName() == "file" && up.photo.ObjectKey == "" {
+			if up.photo, digest, err = storeFile(ctx, svc, store, part, up.agent.ID, up.addressID); err != nil {
+				return form, "", err
 			}
 			continue
 		}
 		if err := form.set(part); err != nil {
-			if p.ObjectKey != "" {
-				store.Remove(ctx, p.ObjectKey) // nothing will refer to it
-			}
-			fail(err)
-			return
+			return form, "", err
 		}
 	}
-	if p.ObjectKey == "" {
-		fail(apperr.Validation(apperr.Detail{Field: "file", Message: "is required: the photo as a JPEG or PNG file part"}))
-		return
+	if up.photo.ObjectKey == "" {
+		return form, "", apperr.Validation(apperr.Detail{Field: "file", Message: "is required: the photo as a JPEG or PNG file part"})
 	}
-	if err := form.apply(&p); err != nil {
-		store.Remove(ctx, p.ObjectKey)
-		fail(err)
-		return
-	}
-	idem, err := idemOf(req, []byte(digest+"|"+form.tag+"|"+form.capturedAt+"|"+form.latitude+"|"+form.longitude+"|"+form.accuracy))
-	if err != nil {
-		store.Remove(ctx, p.ObjectKey)
-		fail(err)
-		return
-	}
-	stored, err := svc.AddPhoto(ctx, a, addressID, p, idem)
-	if err != nil || stored.ID != p.ID {
-		store.Remove(ctx, p.ObjectKey) // refused, or a retry of a photo stored before
+	return form, digest, nil
+}
+
+// addPhoto records a stored photo on the agent's visit under way.
+func addPhoto(ctx context.Context, svc *verification.Service, store PhotoStore, up photoUpload) (kitserver.Result, error) {
+	stored, err := svc.AddPhoto(ctx, up.agent, up.addressID, up.photo, up.idem)
+	if err != nil || stored.ID != up.photo.ID {
+		store.Remove(ctx, up.photo.ObjectKey) // refused, or a retry of a photo stored before
 	}
 	if err != nil {
-		fail(err)
-		return
+		return kitserver.Result{}, err
 	}
-	envelope.OK(ctx, w, http.StatusCreated, "Photo stored", photoView(stored))
+	return kitserver.Result{Status: http.StatusCreated, Message: "Photo stored", Data: photoView(stored)}, nil
 }
 
 func tooLargeOr(err, other error) error {
@@ -237,7 +250,9 @@ func (f photoForm) apply(p *verification.Photo) error {
 		lat, e1 := strconv.ParseFloat(f.latitude, 64)
 		lng, e2 := strconv.ParseFloat(f.longitude, 64)
 		acc, e3 := strconv.ParseFloat(orZero(f.accuracy), 64)
-		if e1 != nil || e2 != nil || e3 != nil || lat < -90 || lat > 90 || lng < -180 || lng > 180 || acc < 0 {
+		// Written as ranges so that NaN and the infinities, which
+		// ParseFloat accepts and JSON cannot carry, are refused too.
+		if e1 != nil || e2 != nil || e3 != nil || !within(lat, -90, 90) || !within(lng, -180, 180) || !within(acc, 0, math.MaxFloat64) {
 			d = append(d, apperr.Detail{Field: "latitude", Message: "latitude, longitude and accuracy must be numbers in degrees and metres"})
 		}
 		p.Device = &verification.Point{Latitude: lat, Longitude: lng, Accuracy: acc}
@@ -247,6 +262,8 @@ func (f photoForm) apply(p *verification.Photo) error {
 	}
 	return nil
 }
+
+func within(v, lo, hi float64) bool { return v >= lo && v <= hi }
 
 func orZero(s string) string {
 	if s == "" {

@@ -1,0 +1,79 @@
+package httpapi
+
+import (
+	"context"
+	"math"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/envelope"
+	"github.com/kycfield/kyc/services/verification/internal/verification"
+)
+
+// clientError fails unless err is one the client is answered with a 4xx.
+func clientError(t *testing.T, err error) {
+	t.Helper()
+	e, ok := apperr.As(err)
+	if !ok || envelope.Status(e.Kind) >= 500 {
+		t.Fatalf("not a client error: %v", err)
+	}
+}
+
+// FuzzDecodeTaskChange: any body and key decode to a request or to a
+// client error, never a panic or a 5xx; a decoded request carries the key
+// and a fingerprint of the body.
+func FuzzDecodeTaskChange(f *testing.F) {
+	for _, s := range []string{`{"outcome":"VERIFIED","verifiedAddress":"12 Adeola Odeku Street","latitude":6.4,"longitude":3.4,"accuracy":5}`,
+		`{"outcome":"NO_ACCESS","latitude":6.4,"longitude":3.4,"accuracy":5,"resident":{"yearsAtAddress":"four"}}`,
+		`{`, `[]`, `null`, `{"latitude":1e999}`, "{\"notes\":\"\x00\"}", `{"outcome":"VERIFIED","outcome":"REJECTED"}`} {
+		f.Add(s, "key-1")
+		f.Add(s, "")
+	}
+	f.Fuzz(func(t *testing.T, body, key string) {
+		r := httptest.NewRequest("POST", "/agent/v1/tasks/adr_1/complete", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Idempotency-Key", key)
+		r.SetPathValue("addressId", "adr_1")
+		req, err := decodeTaskChange[complete](context.Background(), r)
+		if err != nil {
+			clientError(t, err)
+			return
+		}
+		if req.idem.Key != key || len(req.idem.Fingerprint) != 64 || req.addressID != "adr_1" {
+			t.Fatalf("decoded %+v", req)
+		}
+	})
+}
+
+// FuzzPhotoForm: the text fields of a photo upload are accepted only with
+// a position a JSON answer can carry, else refused as a client error.
+func FuzzPhotoForm(f *testing.F) {
+	f.Add("building_front", "2026-11-26T09:00:00Z", "6.4282", "3.4218", "8")
+	f.Add("street_view", "", "", "", "")
+	f.Add("gate", "yesterday", "NaN", "3.4", "")
+	f.Add("gate", "", "6.4", "3.4", "Inf")
+	f.Add("", "2026-11-26T09:00:00+01:00", "-91", "181", "-1")
+	f.Fuzz(func(t *testing.T, tag, capturedAt, lat, lng, acc string) {
+		var p verification.Photo
+		err := photoForm{tag: tag, capturedAt: capturedAt, latitude: lat, longitude: lng, accuracy: acc}.apply(&p)
+		if err != nil {
+			clientError(t, err)
+			return
+		}
+		if p.Tag != tag || p.CapturedAt.IsZero() || p.CapturedAt.Location().String() != "UTC" {
+			t.Fatalf("applied %+v", p)
+		}
+		if d := p.Device; d != nil {
+			for _, v := range []float64{d.Latitude, d.Longitude, d.Accuracy} {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Fatalf("a position JSON cannot carry: %+v", d)
+				}
+			}
+			if d.Latitude < -90 || d.Latitude > 90 || d.Longitude < -180 || d.Longitude > 180 || d.Accuracy < 0 {
+				t.Fatalf("a position out of range: %+v", d)
+			}
+		}
+	})
+}

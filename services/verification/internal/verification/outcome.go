@@ -1,0 +1,183 @@
+package verification
+
+import (
+	"context"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/kycfield/kyc/pkg/apperr"
+)
+
+// Lagos is West Africa Time (UTC+1, no daylight saving), where the
+// agents and their phones are.
+var Lagos = time.FixedZone("WAT", 3600)
+
+// NextWorkingDay is 09:00 in Lagos on the first Monday-to-Friday after at.
+func NextWorkingDay(at time.Time) time.Time {
+	d := at.In(Lagos)
+	next := time.Date(d.Year(), d.Month(), d.Day()+1, 9, 0, 0, 0, Lagos)
+	for next.Weekday() == time.Saturday || next.Weekday() == time.Sunday {
+		next = next.AddDate(0, 0, 1)
+	}
+	return next.UTC()
+}
+
+// Outcome is how an agent ends a visit.
+type Outcome struct {
+	// Outcome is VERIFIED, REJECTED, or NO_ACCESS (an attempt).
+	Outcome         string
+	Reason          string
+	VerifiedAddress string
+	At              Point
+	Notes           string
+	Resident        *Resident
+	Building        *Building
+	Neighbour       *Neighbour
+}
+
+// Outcomes an agent may report.
+const OutcomeNoAccess = "NO_ACCESS"
+
+// maxText bounds an agent's free text.
+const maxText = 2000
+
+// MinPhotos is how many photos of the visit a VERIFIED outcome needs.
+const MinPhotos = 2
+
+func (o Outcome) check() error {
+	d := o.outcomeProblems()
+	for field, v := range map[string]string{"verifiedAddress": o.VerifiedAddress, "notes": o.Notes} {
+		if utf8.RuneCountInString(v) > maxText {
+			d = append(d, apperr.Detail{Field: field, Message: fmt.Sprintf("must be at most %d characters", maxText)})
+		}
+	}
+	if o.Resident != nil && o.Resident.YearsAtAddress != nil && (*o.Resident.YearsAtAddress < 0 || *o.Resident.YearsAtAddress > 120) {
+		d = append(d, apperr.Detail{Field: "resident.yearsAtAddress", Message: "must be 0-120"})
+	}
+	if err := checkPoint(o.At, ""); err != nil {
+		e, _ := apperr.As(err)
+		d = append(d, e.Details...)
+	}
+	if len(d) > 0 {
+		return apperr.Validation(d...)
+	}
+	return nil
+}
+
+// outcomeProblems checks the outcome and what goes with it.
+func (o Outcome) outcomeProblems() []apperr.Detail {
+	var d []apperr.Detail
+	switch o.Outcome {
+	case Verified:
+		if o.VerifiedAddress == "" {
+			d = append(d, apperr.Detail{Field: "verifiedAddress", Message: "is required for VERIFIED"})
+		}
+		if o.Reason != "" {
+			d = append(d, apperr.Detail{Field: "reason", Message: "is only for REJECTED and NO_ACCESS"})
+		}
+	case Rejected:
+		if r, ok := ReasonOf(o.Reason); !ok || r.Code == ReasonNoAccess {
+			d = append(d, apperr.Detail{Field: "reason", Message: "must be a rejection reason code (NO_ACCESS is its own outcome)"})
+		}
+		if o.Reason == ReasonOther && o.Notes == "" {
+			d = append(d, apperr.Detail{Field: "notes", Message: "are required with reason OTHER"})
+		}
+	case OutcomeNoAccess:
+	default:
+		d = append(d, apperr.Detail{Field: "outcome", Message: "must be VERIFIED, REJECTED or NO_ACCESS"})
+	}
+	return d
+}
+
+// Complete ends the agent's visit under way: VERIFIED (with at least
+// MinPhotos photos taken since check-in) or REJECTED with a reason end
+// the job; NO_ACCESS and UNSAFE_AREA are attempts (NO_ACCESS sends the
+// job back to ASSIGNED with a re-visit the next working day, and rejects
+// it on the third; UNSAFE_AREA leaves it ASSIGNED for operations to
+// decide). The evidence is checked and flagged, never refused.
+func (s *Service) Complete(ctx context.Context, agent FieldAgent, addressID string, o Outcome, idem Idem) (Task, error) {
+	if err := o.check(); err != nil {
+		return Task{}, err
+	}
+	return s.agentCall(ctx, agent, addressID, idem, func(tx Tx, c *Case, j *Job, now time.Time) error {
+		if j.Status != InProgress {
+			return apperr.New(apperr.KindConflict, CodeInvalidTransition, "Check in before completing the visit")
+		}
+		if err := endVisit(j, agent, o, now); err != nil {
+			return err
+		}
+		return s.changed(ctx, tx, c, j, nil, now)
+	})
+}
+
+// endVisit applies the agent's outcome to the job under way.
+func endVisit(j *Job, agent FieldAgent, o Outcome, now time.Time) error {
+	switch {
+	case o.Outcome == OutcomeNoAccess:
+		return noAccess(j, agent, o, now)
+	case o.Outcome == Rejected && o.Reason == ReasonUnsafeArea:
+		j.Attempts = append(j.Attempts, Attempt{At: now, Reason: ReasonUnsafeArea, Notes: o.Notes, By: agent.ID})
+		return j.move(Assigned, now, agent.ID)
+	default:
+		return finish(j, agent, o, now)
+	}
+}
+
+// noAccess records a visit that could not get in: a re-visit, or on the
+// last attempt a rejection with who and where.
+func noAccess(j *Job, agent FieldAgent, o Outcome, now time.Time) error {
+	if err := j.NoAccess(o.Notes, NextWorkingDay(now), now, agent.ID); err != nil {
+		return err
+	}
+	if j.Result != nil {
+		lat, lng := o.At.Latitude, o.At.Longitude
+		j.Result.Agent, j.Result.VerifiedLatitude, j.Result.VerifiedLongitude = &Agent{ID: agent.ID, Name: agent.Name}, &lat, &lng
+		evidenceFlags(*j, o.At, nil, now, j.Result)
+	}
+	return nil
+}
+
+// finish ends the job VERIFIED or REJECTED, with the visit's evidence
+// checked and flagged.
+func finish(j *Job, agent FieldAgent, o Outcome, now time.Time) error {
+	visit := visitPhotos(*j)
+	if o.Outcome == Verified && len(visit) < MinPhotos {
+		return apperr.Validation(apperr.Detail{Field: "photos",
+			Message: fmt.Sprintf("VERIFIED needs at least %d photos taken on this visit; %d uploaded", MinPhotos, len(visit))})
+	}
+	r := Result{Agent: &Agent{ID: agent.ID, Name: agent.Name}, AgentNotes: o.Notes, Resident: o.Resident,
+		Building: o.Building, Neighbour: o.Neighbour, Reason: o.Reason}
+	lat, lng := o.At.Latitude, o.At.Longitude
+	r.VerifiedLatitude, r.VerifiedLongitude = &lat, &lng
+	if o.Outcome == Verified {
+		r.VerifiedAddress, r.VerifiedAt = o.VerifiedAddress, &now
+	} else {
+		r.Diagnostics = diagnostics(*j, o, now)
+	}
+	evidenceFlags(*j, o.At, visit, now, &r)
+	return j.Complete(o.Outcome, r, nil, now, agent.ID)
+}
+
+// visitPhotos are the photos taken since the visit's check-in.
+func visitPhotos(j Job) []Photo {
+	var out []Photo
+	for _, p := range j.Photos {
+		if j.Visit != nil && !p.CreatedAt.Before(j.Visit.At) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// diagnostics explains a rejection: the agent's own words and the visits.
+func diagnostics(j Job, o Outcome, now time.Time) string {
+	s := fmt.Sprintf("Rejected (%s) on visit %d at %s", o.Reason, len(j.Attempts)+1, now.In(Lagos).Format("2006-01-02 15:04 WAT"))
+	for i, a := range j.Attempts {
+		s += fmt.Sprintf("; attempt %d %s at %s", i+1, a.Reason, a.At.In(Lagos).Format("2006-01-02 15:04 WAT"))
+	}
+	if o.Notes != "" {
+		s += ". Agent: " + o.Notes
+	}
+	return s
+}
