@@ -41,6 +41,8 @@ trap 'exit 143' TERM
 trap 'exit 129' HUP
 
 KYC_DEPS_STARTED_OUT="$deps_out" "$ROOT/deploy/local/deps.sh"
+# The reports walkthrough (docs/walkthroughs/reports.sh) reads the PDF's text.
+command -v pdftotext >/dev/null || { log "installing poppler-utils (pdftotext)..."; apt_install poppler-utils; }
 log "building..."
 "$ROOT/deploy/local/build.sh"
 
