@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 var (
@@ -103,14 +104,15 @@ func resolves(root, file, target string) string {
 }
 
 // slug is GitHub's anchor for a heading: lower case, spaces to hyphens,
-// punctuation other than hyphens and underscores dropped.
+// everything but letters, marks, digits, hyphens and underscores dropped
+// (so "§" and "," go, "é" stays).
 func slug(h string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(h) {
 		switch {
 		case r == ' ':
 			b.WriteByte('-')
-		case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127:
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r):
 			b.WriteRune(r)
 		}
 	}
