@@ -24,6 +24,7 @@ JSON="Content-Type: application/json"
 # at_exit CMD: run CMD when the walkthrough ends, however it ends.
 exit_cmds=()
 at_exit() { exit_cmds+=("$1"); }
+# shellcheck disable=SC2154 # c is the loop's own variable
 trap 'for c in "${exit_cmds[@]}"; do eval "$c" || true; done' EXIT
 
 # A folder for what the walkthrough downloads, removed at exit unless
