@@ -99,7 +99,10 @@ func buildKycctl(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "kycctl")
 	for _, dir := range []string{"cmd/kycctl", "services/auth-billing/cmd/kycctl"} {
-		pkg := filepath.Join(repoRoot, dir)
+		pkg, err := filepath.Abs(filepath.Join(repoRoot, dir))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if _, err := os.Stat(pkg); err != nil {
 			continue
 		}
@@ -107,6 +110,9 @@ func buildKycctl(t *testing.T) string {
 		for {
 			if _, err := os.Stat(filepath.Join(mod, "go.mod")); err == nil {
 				break
+			}
+			if filepath.Dir(mod) == mod {
+				t.Fatalf("no go.mod above %s", pkg)
 			}
 			mod = filepath.Dir(mod)
 		}
