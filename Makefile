@@ -78,7 +78,7 @@ bench: deps ## gateway cost, 1M-customer list (API and dashboard page), sandbox 
 	cd bench && GOWORK=off go run ./cmd/sandboxbench -rate 20 -duration 60s
 	cd bench && GOWORK=off go run ./cmd/statusbench -rate 200 -duration 10s -rounds 3
 
-screenshots: deps ## retake the README's screenshots of the agent app and the dashboard (docs/agent-app, docs/dashboard)
+screenshots: deps ## retake the guides' screenshots of the agent app and the dashboard (docs/agent-app, docs/dashboard)
 	cd e2e && KYC_SCREENSHOTS=1 GOWORK=off go test -count=1 -run 'AgentApp|DashboardApp' ./
 
 stop: ## stop background components deps.sh started (never a pre-existing Postgres/Redis)

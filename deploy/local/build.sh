@@ -1,13 +1,9 @@
 #!/usr/bin/env bash
-# build.sh - build the local binaries into bin/: kyc (the whole platform in
-# one process, from the stack registry), kycctl (operators' tool) and
-# devkafka (the local Kafka broker). Used by `make build` and run.sh.
-# Production images build one binary per service instead (deploy/Dockerfile).
-#
-# Each is built from inside its own module with GOWORK=off (see modules.sh
-# for why); the modules' replace directives point at the sibling source.
+# build.sh - `make build`, and run.sh: bin/kyc (the whole platform in one
+# process, from the stack registry), kycctl (operators) and devkafka (the
+# local broker), each in its own module with GOWORK=off (see modules.sh).
+# Production images build one binary per service (deploy/Dockerfile).
 set -euo pipefail
-
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 

@@ -1,44 +1,29 @@
 #!/usr/bin/env bash
-# modules.sh CMD [ARGS...] - run CMD inside every Go module listed in go.work,
-# one module at a time, with GOWORK=off. Keeps going after a failure so one
-# broken module does not hide problems in the others; exits 1 at the end if
-# any module failed, naming them.
+# modules.sh CMD [ARGS...] - run CMD in every Go module listed in go.work, one
+# at a time with GOWORK=off, going on after a failure and failing at the end,
+# naming the modules that failed:
 #
 #   deploy/local/modules.sh go vet ./...
-#   deploy/local/modules.sh go test -count=1 ./...
 #
-# Why per module with GOWORK=off instead of one workspace-wide command: every
-# module carries `replace` directives to its siblings, so it builds on its own
-# exactly as its go.mod/go.sum say (as a per-service image build would), and
-# it keeps working while go.work is temporarily inconsistent (a listed module
-# without go.mod yet, or workspace-wide version selection producing ambiguous
-# imports that per-module pruning avoids).
+# Per module rather than workspace-wide: every module has replace directives
+# to its siblings, so it builds on its own exactly as its go.mod says (as an
+# image build does), and it keeps working while go.work is mid-edit.
 set -euo pipefail
-
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
 (($#)) || die "usage: $0 CMD [ARGS...]"
-
-# `go work edit -json` only parses go.work, so it works even when a listed
-# module is missing its go.mod (jq is not needed: one field per line).
+# `go work edit -json` only parses go.work (one field a line: no jq needed).
 mapfile -t dirs < <(cd "$ROOT" && go work edit -json | sed -n 's/^[[:space:]]*"DiskPath": "\(.*\)".*$/\1/p')
 ((${#dirs[@]})) || die "no modules found in $ROOT/go.work"
-
 failed=()
 for dir in "${dirs[@]}"; do
 	mod="${dir#./}"
-	if [[ ! -f "$ROOT/$mod/go.mod" ]]; then
+	if [[ ! -f $ROOT/$mod/go.mod ]]; then
 		log "== $mod: listed in go.work but has no go.mod; skipped"
 		continue
 	fi
 	log "== $mod: $*"
-	if ! (cd "$ROOT/$mod" && GOWORK=off "$@"); then
-		failed+=("$mod")
-	fi
+	(cd "$ROOT/$mod" && GOWORK=off "$@") || failed+=("$mod")
 done
-
-if ((${#failed[@]})); then
-	log "FAILED in: ${failed[*]}"
-	exit 1
-fi
+((${#failed[@]} == 0)) || die "FAILED in: ${failed[*]}"

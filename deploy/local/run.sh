@@ -1,37 +1,30 @@
 #!/usr/bin/env bash
-# run.sh - what `make run` calls: provision the local components (deps.sh),
-# build, then run the whole platform as ONE process in the foreground:
-# bin/kyc starts every service of the registry (stack/stack.go) on its own
-# port, database and consumers, then the gateway, seeds a demo organization
-# and prints its keys and a curl. Ctrl-C (or SIGTERM/HUP) stops kyc, which
-# drains every service, then the components deps.sh started for THIS run;
-# anything that was already running (a system Postgres or Redis, a devkafka
-# from `make deps`) is left alone.
+# run.sh - `make run`: provision the components (deps.sh), build, then run the
+# whole platform as ONE foreground process: bin/kyc starts every service of
+# the registry (stack/stack.go) on its own port, database and consumers, then
+# the gateway, seeds a demo organization and prints its keys and a curl.
+# Ctrl-C (or SIGTERM/HUP) stops kyc, which drains every service, then what
+# deps.sh started for THIS run; what was running before is left alone.
 set -euo pipefail
-
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
 export KYC_MODE=local
-# Local receivers (a webhook endpoint on 127.0.0.1) are allowed here only;
-# the service's default, and so production's, refuses private targets.
+# Local webhook receivers (127.0.0.1) are allowed here only; the service's
+# default, and so production's, refuses private targets.
 export WEBHOOK_ALLOW_PRIVATE="${WEBHOOK_ALLOW_PRIVATE:-true}"
-deps_out=$(mktemp)
-kyc_pid=""
+deps_out=$(mktemp) kyc_pid=""
 
 cleanup() {
 	set +e
 	trap '' INT TERM HUP
-	if [[ -n "$kyc_pid" ]] && kill -0 "$kyc_pid" 2>/dev/null; then
+	if [[ -n $kyc_pid ]] && kill -0 "$kyc_pid" 2>/dev/null; then
 		log "stopping the platform..."
-		stop_pid kyc "$kyc_pid" 30
+		stop_pid kyc "$kyc_pid"
 		wait "$kyc_pid" 2>/dev/null
 	fi
-	local name
-	while read -r name; do
-		# Only if still ours (make stop may have stopped it meanwhile).
-		is_marked "$name" && stop_component "$name"
-	done <"$deps_out"
+	# Only what is still ours (make stop may have stopped it meanwhile).
+	for name in $(tac "$deps_out"); do started "$name" && stop_component "$name"; done
 	rm -f "$deps_out"
 	log "stopped."
 }
@@ -41,12 +34,13 @@ trap 'exit 143' TERM
 trap 'exit 129' HUP
 
 KYC_DEPS_STARTED_OUT="$deps_out" "$ROOT/deploy/local/deps.sh"
+# The reports walkthrough (docs/walkthroughs/reports.sh) reads the PDF's text.
+command -v pdftotext >/dev/null || { log "installing poppler-utils (pdftotext)..."; apt_install poppler-utils; }
 log "building..."
 "$ROOT/deploy/local/build.sh"
 
-# In the background so that `wait` returns at once on a signal (bash runs
-# traps only between foreground commands); a copy of the log goes to
-# .data/logs/kyc.log.
+# In the background, so that `wait` returns at once on a signal (bash runs
+# traps only between foreground commands); the log is also kept in kyc.log.
 "$BIN/kyc" -demo-keys "$DATA/demo-keys.env" > >(tee -i -a "$LOGS/kyc.log") 2>&1 &
 kyc_pid=$!
 rc=0
