@@ -81,4 +81,3 @@ type Service struct {
 
 // NewService returns a Service.
 func NewService(s Store, now func() time.Time) *Service { return &Service{store: s, now: now} }
-
