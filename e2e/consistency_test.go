@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -31,20 +32,40 @@ func TestDeleteThenReadAgrees100Times(t *testing.T) {
 	}
 }
 
-// TestDeletingAReportedCustomerHidesItsReportAtOnce: a customer whose
-// report exists is deleted; the next download is 404.
-func TestDeletingAReportedCustomerHidesItsReportAtOnce(t *testing.T) {
+// TestDeletingAVerifiedCustomerHidesEverythingAtOnce: a customer with a
+// report, photos and a document is deleted; the next read of each is 404.
+func TestDeletingAVerifiedCustomerHidesEverythingAtOnce(t *testing.T) {
 	t.Parallel()
 	org := P.NewOrg(t, "growth")
 	_, key := P.NewKey(t, org, "test")
 	c := create(t, key, newCustomer(nil))
-	waitOverall(t, key, c.ID, "VERIFIED")
+	s := waitOverall(t, key, c.ID, "VERIFIED")
 	if r := waitReport(t, key, c.ID); r.Status != http.StatusOK {
 		t.Fatalf("report: %d %s", r.Status, r.Body)
 	}
+	if r := P.API(t, "POST", "/api/v1/customers/"+c.ID+"/documents", key, docLink("bill.pdf")); r.Status != http.StatusCreated {
+		t.Fatalf("document: %d %s", r.Status, r.Body)
+	}
+	u, err := url.Parse(s.Addresses[0].VerificationData.VerificationPhotos[0].URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	photo := u.Path
+	reads := []string{"/api/v1/customers/" + c.ID + "/report", "/api/v1/customers/" + c.ID + "/documents", photo,
+		"/api/v1/verification/" + c.ID + "/status", "/api/v1/customers/" + c.ID}
+	for _, path := range reads {
+		if r := P.API(t, "GET", path, key, nil); r.Status != http.StatusOK {
+			t.Fatalf("%s before the delete: %d %s", path, r.Status, r.Body)
+		}
+	}
 	P.API(t, "DELETE", "/api/v1/customers/"+c.ID, key, nil)
-	if r := P.API(t, "GET", "/api/v1/customers/"+c.ID+"/report", key, nil); r.Status != http.StatusNotFound {
-		t.Fatalf("report right after delete: %d %s", r.Status, r.Body)
+	for _, path := range reads {
+		if r := P.API(t, "GET", path, key, nil); r.Status != http.StatusNotFound {
+			t.Errorf("%s right after the delete: %d %s", path, r.Status, r.Body)
+		}
+	}
+	if r := P.API(t, "POST", "/api/v1/customers/"+c.ID+"/documents", key, docLink("late.pdf")); r.Status != http.StatusNotFound {
+		t.Errorf("a document for the deleted customer: %d %s", r.Status, r.Body)
 	}
 }
 

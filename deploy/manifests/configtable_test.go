@@ -56,7 +56,7 @@ var varNotes = map[string]string{
 	"SANDBOX_POLL":                "how often the sandbox worker looks for due jobs when no transaction woke it",
 	"VERIFICATION_URL":            "the verification service's own address, where evidence photos are read",
 	"PHOTO_TIMEOUT":               "timeout of one photo read from verification",
-	"CUSTOMER_URL":                "the customer service's own address, asked whether a customer is still there before a report download",
+	"CUSTOMER_URL":                "the customer service's own address, asked whether a customer is still there before a lender's read of its report, documents or photos",
 	"RENDER_POLL":                 "how often the render worker looks for renders due (retries) when no transaction woke it",
 	"WEBHOOK_SECRET_KEYS":         "keys sealing endpoints' signing secrets at rest, `id:base64-32-bytes,…`",
 	"WEBHOOK_SECRET_ACTIVE_KEY":   "the id in `WEBHOOK_SECRET_KEYS` that seals new secrets",

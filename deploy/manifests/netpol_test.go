@@ -26,9 +26,10 @@ const storesLabel = "kyc.kycfield.io/stores"
 var storePorts = map[string]int{"postgres": 5432, "redis": 6379, "kafka": 9092, "minio": 9000, "otel-collector": 4318}
 
 // callers is who may open a connection to a service besides the gateway:
-// reporting reads evidence photos from verification (VERIFICATION_URL) and
-// asks customer whether a customer is still there (CUSTOMER_URL).
-var callers = map[string][]string{"verification": {"reporting"}, "customer": {"reporting"}}
+// reporting reads evidence photos from verification (VERIFICATION_URL);
+// reporting, document and verification ask customer whether a customer is
+// still there (CUSTOMER_URL).
+var callers = map[string][]string{"verification": {"reporting"}, "customer": {"document", "reporting", "verification"}}
 
 // peerName classifies one peer of a rule: "pod:<name>" (a component in the
 // same namespace), "store:<name>", "dns", "prometheus",

@@ -95,10 +95,14 @@ func StartWith(ctx context.Context, o Options) (p *Platform, err error) {
 	if err := p.balance(o); err != nil {
 		return nil, err
 	}
-	for _, pin := range []struct{ service, reader, setting string }{
-		{"verification", "reporting", "VERIFICATION_URL"}, {"customer", "reporting", "CUSTOMER_URL"},
+	for _, pin := range []struct {
+		service, setting string
+		readers          []string
+	}{
+		{"verification", "VERIFICATION_URL", []string{"reporting"}},
+		{"customer", "CUSTOMER_URL", []string{"reporting", "document", "verification"}},
 	} {
-		if err := p.pin(pin.service, pin.reader, pin.setting); err != nil {
+		if err := p.pin(pin.service, pin.setting, pin.readers...); err != nil {
 			return nil, err
 		}
 	}
@@ -121,23 +125,28 @@ func StartWith(ctx context.Context, o Options) (p *Platform, err error) {
 	return p, nil
 }
 
-// pin gives a service a free port chosen up front and tells a reader
+// pin gives a service a free port chosen up front and tells its readers
 // where it is: reporting calls verification (evidence photos,
-// VERIFICATION_URL) and customer (is the customer still there,
-// CUSTOMER_URL) directly, and every service otherwise binds port 0.
-func (p *Platform) pin(service, reader, setting string) error {
+// VERIFICATION_URL), and reporting, document and verification call
+// customer (is the customer still there, CUSTOMER_URL) directly; every
+// service otherwise binds port 0.
+func (p *Platform) pin(service, setting string, readers ...string) error {
+	url := ""
 	if b := p.balancers[service]; b != nil {
-		p.envs[reader][setting] = b.URL
-		return nil
+		url = b.URL
+	} else {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		addr := l.Addr().String()
+		_ = l.Close()
+		p.envs[service]["HTTP_ADDR"] = addr
+		url = "http://" + addr
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
+	for _, r := range readers {
+		p.envs[r][setting] = url
 	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	p.envs[service]["HTTP_ADDR"] = addr
-	p.envs[reader][setting] = "http://" + addr
 	return nil
 }
 

@@ -211,3 +211,11 @@ func NotImplemented(mux *http.ServeMux, protect func(http.Handler, ...principal.
 		mux.Handle(p, h)
 	}
 }
+
+// Finder asks the service at baseURL (its own address, not the gateway's)
+// whether a resource is there for a tenant, as a service principal, each
+// call traced and bounded by 5 s.
+func (b *Base) Finder(baseURL string, path func(id string) string) principal.Finder {
+	return principal.Finder{Client: principal.Client{BaseURL: baseURL, Signer: b.Signer,
+		HTTP: &http.Client{Timeout: 5 * time.Second, Transport: b.Tel.Transport(nil)}}, Path: path}
+}

@@ -46,3 +46,17 @@ func (c Client) Exists(ctx context.Context, path, orgID, env string) (bool, erro
 	}
 	return false, fmt.Errorf("HEAD %s answered %d", path, resp.StatusCode)
 }
+
+// Finder asks another service whether one resource is there for a
+// tenant: Exists of Path(id). It satisfies the small ports services
+// declare for "is this customer still there" checks.
+type Finder struct {
+	Client
+	// Path is the resource's escaped path on the other service.
+	Path func(id string) string
+}
+
+// Exists reports whether the resource id is there for orgID and env.
+func (f Finder) Exists(ctx context.Context, orgID, env, id string) (bool, error) {
+	return f.Client.Exists(ctx, f.Path(id), orgID, env)
+}

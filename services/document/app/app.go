@@ -5,6 +5,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"net/url"
 	"time"
 
 	"github.com/kycfield/kyc/pkg/config"
@@ -51,6 +52,10 @@ type Config struct {
 	// about 60 MB while it runs); 0 means one per core (GOMAXPROCS).
 	OptimiseConcurrency int `env:"OPTIMISE_CONCURRENCY" envDefault:"0"`
 	Orphans             pending.Config
+	// CustomerURL is the customer service's own address: every request
+	// about a customer's documents asks it whether the customer is still
+	// there, so a deleted customer's documents are 404 at once.
+	CustomerURL string `env:"CUSTOMER_URL" envDefault:"http://127.0.0.1:8082"`
 }
 
 // Run serves until ctx ends. onListen (optional) receives the bound address.
@@ -70,6 +75,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		}
 		bucket := objstore.Bucket{Client: mc, Name: cfg.Bucket}
 		svc := document.NewService(store, bucket, time.Now)
+		svc.AskCustomers(base.Finder(cfg.CustomerURL, func(id string) string { return "/api/v1/customers/" + url.PathEscape(id) }))
 		base.AddWorker(cfg.Orphans.Sweeper(base.DB, bucket.Delete, log).Run)
 		eps := httpapi.MakeEndpoints(svc, v, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
 		httpapi.Register(base.Mux, eps, svc, v, httpapi.Uploads{Dir: cfg.UploadDir}, base.Protect, log)

@@ -6,7 +6,7 @@ package app
 import (
 	"context"
 	"log/slog"
-	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/kycfield/kyc/pkg/config"
@@ -14,8 +14,6 @@ import (
 	"github.com/kycfield/kyc/pkg/kitserver"
 	"github.com/kycfield/kyc/pkg/objstore"
 	"github.com/kycfield/kyc/pkg/platform"
-	"github.com/kycfield/kyc/pkg/principal"
-	"github.com/kycfield/kyc/services/reporting/internal/customers"
 	"github.com/kycfield/kyc/services/reporting/internal/events"
 	"github.com/kycfield/kyc/services/reporting/internal/evidence"
 	"github.com/kycfield/kyc/services/reporting/internal/httpapi"
@@ -79,8 +77,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		src.HTTP.Transport = base.Tel.Transport(nil) // photo fetches are spans of the report's trace
 		photos := evidence.Cached{Source: src, Store: bucket}
 		svc := report.NewService(store, bucket, pdf.Renderer{}, photos, time.Now, links)
-		svc.AskCustomers(customers.Customers{Client: principal.Client{BaseURL: cfg.CustomerURL, Signer: base.Signer,
-			HTTP: &http.Client{Timeout: 5 * time.Second, Transport: base.Tel.Transport(nil)}}})
+		svc.AskCustomers(base.Finder(cfg.CustomerURL, func(id string) string { return "/api/v1/customers/" + url.PathEscape(id) }))
 		eps := httpapi.MakeEndpoints(svc, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
 		httpapi.Register(base.Mux, eps, svc, base.Protect, log)
 		base.Subscribe(events.Subscriptions(svc, store.Within)...)

@@ -5,6 +5,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"net/url"
 	"time"
 
 	"github.com/kycfield/kyc/pkg/config"
@@ -44,6 +45,10 @@ type Config struct {
 	// PublicURL is the gateway's address as clients reach it: photo URLs
 	// in responses and events are under it.
 	PublicURL string `env:"PUBLIC_URL" envDefault:"http://127.0.0.1:8080"`
+	// CustomerURL is the customer service's own address: a lender's photo
+	// download asks it whether the customer is still there, so a deleted
+	// customer's photos are 404 at once.
+	CustomerURL string `env:"CUSTOMER_URL" envDefault:"http://127.0.0.1:8082"`
 	// SandboxDelay is how long the simulated agent takes, after
 	// submission and again after a failed visit.
 	SandboxDelay time.Duration `env:"SANDBOX_DELAY" envDefault:"5s"`
@@ -72,6 +77,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		render := view.Renderer{BaseURL: cfg.PublicURL}
 		store := postgres.New(base.DB, base.Bus.Topic(event.TopicVerification), events.Publisher{View: render}.Of)
 		svc := verification.NewService(store, time.Now, verification.Sandbox{Delay: cfg.SandboxDelay, Photos: photos})
+		svc.AskCustomers(base.Finder(cfg.CustomerURL, func(id string) string { return "/api/v1/customers/" + url.PathEscape(id) }))
 		if err := countOutcomes(svc, base.Tel.Meter(name)); err != nil {
 			return err
 		}

@@ -50,9 +50,38 @@ type Files interface {
 
 // Service holds the document use cases.
 type Service struct {
-	repo  Repository
-	files Files
-	now   func() time.Time
+	repo      Repository
+	files     Files
+	now       func() time.Time
+	customers Customers
+}
+
+// Customers says whether a customer is there for a caller as the
+// customer context, the owner of deletes, sees it at this moment: this
+// context's own copy learns of a delete only through an event, and a
+// lender who deleted a customer must not read or add its documents a
+// moment later.
+type Customers interface {
+	Exists(ctx context.Context, orgID, env, customerID string) (bool, error)
+}
+
+// AskCustomers makes every request about a customer check with c first.
+func (s *Service) AskCustomers(c Customers) { s.customers = c }
+
+// live is nil when the customer context has the caller's customer, and
+// ErrCustomerNotFound when it has not.
+func (s *Service) live(ctx context.Context, who Caller, customerID string) error {
+	if s.customers == nil || !ids.Valid("cus", customerID) {
+		return nil // the repository answers for malformed ids
+	}
+	ok, err := s.customers.Exists(ctx, who.OrgID, who.Env, customerID)
+	if err != nil {
+		return apperr.Unavailable("The customer service", err)
+	}
+	if !ok {
+		return ErrCustomerNotFound
+	}
+	return nil
 }
 
 // NewService builds a Service.
@@ -66,6 +95,9 @@ func (s *Service) AddLink(ctx context.Context, who Caller, customerID string, in
 	if err != nil {
 		return Document{}, err
 	}
+	if err := s.live(ctx, who, customerID); err != nil {
+		return Document{}, err
+	}
 	d.ID, d.CustomerID, d.OrgID, d.Env, d.UploadedAt = ids.New("doc"), customerID, who.OrgID, who.Env, s.now().UTC()
 	if err := s.repo.Add(ctx, d); err != nil {
 		return Document{}, err
@@ -76,7 +108,10 @@ func (s *Service) AddLink(ctx context.Context, who Caller, customerID string, in
 // CanAdd tells early (before a file is read) whether the customer exists
 // for the caller and has room; Add checks again atomically.
 func (s *Service) CanAdd(ctx context.Context, who Caller, customerID string) error {
-	return s.repo.Room(ctx, who, customerID)
+	if err := s.repo.Room(ctx, who, customerID); err != nil {
+		return err
+	}
+	return s.live(ctx, who, customerID)
 }
 
 // File is a checked, optimised file ready to be stored.
@@ -123,13 +158,20 @@ func (s *Service) AddFile(ctx context.Context, who Caller, customerID, documentT
 
 // List returns the customer's documents, oldest first.
 func (s *Service) List(ctx context.Context, who Caller, customerID string) ([]Document, error) {
-	return s.repo.List(ctx, who, customerID)
+	docs, err := s.repo.List(ctx, who, customerID)
+	if err != nil {
+		return nil, err
+	}
+	return docs, s.live(ctx, who, customerID)
 }
 
 // Open returns a hosted document of the caller's and its bytes.
 func (s *Service) Open(ctx context.Context, who Caller, customerID, docID string) (Document, io.ReadCloser, error) {
 	d, err := s.repo.Get(ctx, who, customerID, docID)
 	if err != nil {
+		return d, nil, err
+	}
+	if err := s.live(ctx, who, customerID); err != nil {
 		return d, nil, err
 	}
 	if !d.Hosted {

@@ -80,7 +80,7 @@ func Register(mux *http.ServeMux, e Endpoints, svc *verification.Service, photos
 
 func caller(ctx context.Context) verification.Caller {
 	p, _ := principal.From(ctx)
-	return verification.Caller{OrgID: p.OrgID, Env: string(p.Env)}
+	return verification.Caller{OrgID: p.OrgID, Env: string(p.Env), Context: p.Kind == principal.KindService}
 }
 
 // photo streams a photo of the caller's customer; anyone else's is 404.

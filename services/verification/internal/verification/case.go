@@ -42,7 +42,12 @@ func (c *Case) Restatus(at time.Time) (before string) {
 }
 
 // Caller is who reads, as established by the gateway.
-type Caller struct{ OrgID, Env string }
+type Caller struct {
+	OrgID, Env string
+	// Context is set when another context calls (reporting, for the
+	// photos of a report it renders), not a lender.
+	Context bool
+}
 
 // Environments.
 const (

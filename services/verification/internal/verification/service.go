@@ -11,11 +11,23 @@ import (
 
 // Service holds the verification use cases.
 type Service struct {
-	store   Store
-	now     func() time.Time
-	sandbox Sandbox
-	onFinal func(ctx context.Context, env, status string)
+	store     Store
+	now       func() time.Time
+	sandbox   Sandbox
+	onFinal   func(ctx context.Context, env, status string)
+	customers Customers
 }
+
+// Customers says whether a customer is there for a caller as the
+// customer context, the owner of deletes, sees it at this moment: this
+// context learns of a delete only through an event, and a lender who
+// deleted a customer must not download its photos a moment later.
+type Customers interface {
+	Exists(ctx context.Context, orgID, env, customerID string) (bool, error)
+}
+
+// AskCustomers makes every lender's photo download check with c first.
+func (s *Service) AskCustomers(c Customers) { s.customers = c }
 
 // OnFinal registers f, told whenever an address's verification reaches a
 // final status (the outcome metric). It runs inside the transaction, so
@@ -224,7 +236,18 @@ func (s *Service) Photo(ctx context.Context, who Caller, customerID, photoID str
 	if !ids.Valid("cus", customerID) || !ids.Valid("pho", photoID) {
 		return Photo{}, ErrPhotoNotFound
 	}
-	return s.store.Photo(ctx, who.OrgID, who.Env, customerID, photoID)
+	p, err := s.store.Photo(ctx, who.OrgID, who.Env, customerID, photoID)
+	if err != nil || who.Context || s.customers == nil {
+		return p, err
+	}
+	ok, err := s.customers.Exists(ctx, who.OrgID, who.Env, customerID)
+	if err != nil {
+		return Photo{}, apperr.Unavailable("The customer service", err)
+	}
+	if !ok {
+		return Photo{}, ErrPhotoNotFound
+	}
+	return p, nil
 }
 
 func ignoreMissing(err error) error {
