@@ -8,5 +8,5 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 (cd "$ROOT/stack" && GOWORK=off go build -o "$BIN/" ./cmd/kyc)
-(cd "$ROOT/services/auth-billing" && GOWORK=off go build -o "$BIN/" ./cmd/kycctl)
+(cd "$ROOT/cmd/kycctl" && GOWORK=off go build -o "$BIN/" .)
 (cd "$ROOT/deploy" && GOWORK=off go build -o "$BIN/" ./devkafka)

@@ -30,6 +30,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/kycfield/kyc/pkg/backoff"
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/kafkabus"
 	"github.com/kycfield/kyc/pkg/pgdb"
@@ -126,7 +127,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 				return nil
 			}
 			c.log.Warn("consumer fetch failed", "consumer", c.name, "err", err)
-			if !sleep(ctx, time.Second) {
+			if !backoff.Sleep(ctx, time.Second) {
 				return nil
 			}
 			continue
@@ -199,7 +200,7 @@ func (c *Consumer) process(ctx, hand context.Context, m kafka.Message) bool {
 		c.log.ErrorContext(ctx, "skipping undecodable event", "consumer", c.name, "topic", m.Topic, "offset", m.Offset, "err", err)
 		return true
 	}
-	backoff := 100 * time.Millisecond
+	pause := backoff.Backoff{Min: 100 * time.Millisecond, Max: 10 * time.Second}
 	for {
 		err := c.Apply(hand, e)
 		if err == nil {
@@ -214,10 +215,9 @@ func (c *Consumer) process(ctx, hand context.Context, m kafka.Message) bool {
 			return false
 		}
 		c.log.WarnContext(ctx, "event failed; will retry", "consumer", c.name, "event_id", e.ID, "type", e.Type, "err", err)
-		if !sleep(ctx, backoff) {
+		if !pause.Wait(ctx) {
 			return false
 		}
-		backoff = min(backoff*2, 10*time.Second)
 	}
 }
 
@@ -238,15 +238,4 @@ func (c *Consumer) applyIn(ctx context.Context, tx pgx.Tx, e event.Event) error 
 		return nil
 	}
 	return c.handle(ctx, tx, e)
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
+
+	"github.com/kycfield/kyc/pkg/backoff"
 )
 
 // Broadcast delivers every message published to a topic after it was
@@ -70,10 +72,8 @@ func (b *Broadcast) Run(ctx context.Context, handle func(kafka.Message)) {
 						return
 					}
 					b.log.Warn("broadcast read failed", "topic", b.topic, "err", err)
-					select {
-					case <-ctx.Done():
+					if !backoff.Sleep(ctx, time.Second) {
 						return
-					case <-time.After(time.Second):
 					}
 					continue
 				}

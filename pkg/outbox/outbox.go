@@ -60,3 +60,16 @@ func Add(ctx context.Context, tx pgx.Tx, msgs ...Message) error {
 	}
 	return nil
 }
+
+// Emitter returns a pgdb.EmitFunc that writes a domain change to the
+// outbox on topic (full name): toEvent makes its event and key the key
+// that orders it (the customer's or the organization's id).
+func Emitter[C any](topic string, toEvent func(C) (event.Event, error), key func(C) string) pgdb.EmitFunc[C] {
+	return func(ctx context.Context, tx pgx.Tx, c C) error {
+		e, err := toEvent(c)
+		if err != nil {
+			return err
+		}
+		return Add(ctx, tx, Message{Topic: topic, Key: key(c), Event: e})
+	}
+}

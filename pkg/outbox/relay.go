@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/kycfield/kyc/pkg/backoff"
 	"github.com/kycfield/kyc/pkg/kafkabus"
 	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/pkg/telemetry"
@@ -57,53 +58,39 @@ const relayLockKey = 0x6b79635f6f7574 // "kyc_out"
 
 // Run publishes until ctx ends. Failures are logged and retried.
 func (r *Relay) Run(ctx context.Context) error {
-	for ctx.Err() == nil {
-		if err := r.lead(ctx); err != nil && ctx.Err() == nil {
-			r.log.Warn("outbox relay restarting", "err", err)
-			sleep(ctx, 2*time.Second)
-		}
-	}
-	return nil
+	var lastPrune time.Time
+	return pgdb.Worker{
+		Pool: r.pool, Channel: notifyChannel, Poll: r.poll, Restart: 2 * time.Second, Log: r.log, Name: "outbox relay",
+		Start: func(ctx context.Context, conn *pgxpool.Conn) error {
+			lastPrune = time.Time{}
+			return elect(ctx, conn)
+		},
+		Work: func(ctx context.Context) (bool, error) {
+			n, err := r.drain(ctx)
+			if err != nil {
+				return false, err
+			}
+			if time.Since(lastPrune) > time.Hour {
+				r.prune(ctx)
+				lastPrune = time.Now()
+			}
+			return n == r.batch, nil
+		},
+	}.Run(ctx)
 }
 
-// lead holds the election lock on a dedicated connection and relays while
-// it holds it.
-func (r *Relay) lead(ctx context.Context) error {
-	l, err := pgdb.Listen(ctx, r.pool, notifyChannel)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	defer l.Close()
+// elect waits until conn holds the election lock (a session lock: it is
+// held while the relay listens on conn), or ctx ends.
+func elect(ctx context.Context, conn *pgxpool.Conn) error {
 	for {
 		var got bool
-		if err := l.Conn().QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, relayLockKey).Scan(&got); err != nil {
+		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, relayLockKey).Scan(&got); err != nil {
 			return fmt.Errorf("lock: %w", err)
 		}
-		if got {
-			break
-		}
-		if !sleep(ctx, 2*time.Second) {
+		if got || !backoff.Sleep(ctx, 2*time.Second) {
 			return nil
 		}
 	}
-	lastPrune := time.Time{}
-	for ctx.Err() == nil {
-		n, err := r.drain(ctx)
-		if err != nil {
-			return err
-		}
-		if time.Since(lastPrune) > time.Hour {
-			r.prune(ctx)
-			lastPrune = time.Now()
-		}
-		if n == r.batch {
-			continue
-		}
-		if err := l.Wait(ctx, r.poll); err != nil && ctx.Err() == nil {
-			return fmt.Errorf("wait: %w", err)
-		}
-	}
-	return nil
 }
 
 // drain publishes one batch of unpublished rows and marks them sent.
@@ -173,16 +160,5 @@ func (r *Relay) prune(ctx context.Context) {
 	_, err := r.pool.Exec(ctx, `DELETE FROM outbox WHERE published_at < now() - make_interval(secs => $1)`, r.retention.Seconds())
 	if err != nil && ctx.Err() == nil {
 		r.log.Warn("outbox prune failed", "err", err)
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }

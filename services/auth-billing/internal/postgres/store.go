@@ -21,28 +21,23 @@ import (
 
 // Store implements account.Store.
 type Store struct {
-	pool  *pgxpool.Pool
-	topic string
+	*pgdb.Store[account.Tx, account.Change]
 }
 
-// New returns a Store publishing account events to topic (full name).
-func New(pool *pgxpool.Pool, topic string) *Store { return &Store{pool: pool, topic: topic} }
-
-// Atomic runs fn in a transaction.
-func (s *Store) Atomic(ctx context.Context, fn func(account.Tx) error) error {
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return fn(&txn{tx: tx, topic: s.topic}) })
-	if err != nil {
-		if _, ok := apperr.As(err); ok {
-			return err
-		}
-		return apperr.Internal(err)
-	}
-	return nil
+// New returns a Store publishing account events to topic (full name),
+// keyed by organization.
+func New(pool *pgxpool.Pool, topic string) *Store {
+	s := &Store{}
+	s.Store = pgdb.NewStore(pool, func(tx pgx.Tx) account.Tx { return &txn{tx: tx, s: s} },
+		outbox.Emitter(topic, toEvent, func(c account.Change) string { return c.OrgID }))
+	return s
 }
+
+func toEvent(c account.Change) (event.Event, error) { return event.New(c.Type, c.OrgID, c.Env, c.Data) }
 
 type txn struct {
-	tx    pgx.Tx
-	topic string
+	tx pgx.Tx
+	s  *Store
 }
 
 func notFound(err error, what string) error {
@@ -178,10 +173,4 @@ func (t *txn) DeleteSession(ctx context.Context, hash []byte) error {
 	return err
 }
 
-func (t *txn) Emit(ctx context.Context, c account.Change) error {
-	e, err := event.New(c.Type, c.OrgID, c.Env, c.Data)
-	if err != nil {
-		return err
-	}
-	return outbox.Add(ctx, t.tx, outbox.Message{Topic: t.topic, Key: c.OrgID, Event: e})
-}
+func (t *txn) Emit(ctx context.Context, c account.Change) error { return t.s.Emit(ctx, t.tx, c) }

@@ -89,7 +89,7 @@ func (s *Store) Get(ctx context.Context, orgID, env, id string) (customer.Custom
 // snapshot runs fn's reads in one REPEATABLE READ, READ ONLY transaction,
 // so a customer and its addresses and documents are read as of one moment.
 func (s *Store) snapshot(ctx context.Context, fn func(q querier) error) error {
-	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+	return pgx.BeginTxFunc(ctx, s.Pool(), pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 		func(tx pgx.Tx) error { return fn(tx) })
 }
 

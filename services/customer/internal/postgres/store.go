@@ -22,10 +22,8 @@ import (
 
 // Store implements customer.Store.
 type Store struct {
-	pool    *pgxpool.Pool
-	keys    *keyring.Keyring
-	topic   string
-	toEvent EventFunc
+	*pgdb.Store[customer.Tx, customer.Change]
+	keys *keyring.Keyring
 }
 
 // EventFunc turns a domain change into the event published for it
@@ -36,33 +34,25 @@ type EventFunc func(customer.Change) (event.Event, error)
 // toEvent makes the event each change writes to the outbox, in the same
 // transaction as the change.
 func New(pool *pgxpool.Pool, keys *keyring.Keyring, topic string, toEvent EventFunc) *Store {
-	return &Store{pool: pool, keys: keys, topic: topic, toEvent: toEvent}
+	s := &Store{keys: keys}
+	s.Store = pgdb.NewStore(pool, func(tx pgx.Tx) customer.Tx { return &txn{tx: tx, s: s} },
+		outbox.Emitter(topic, toEvent, func(ch customer.Change) string { return ch.Customer.ID })).TranslateWith(translate)
+	return s
 }
 
-// Atomic runs fn in a transaction.
-func (s *Store) Atomic(ctx context.Context, fn func(customer.Tx) error) error {
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return fn(s.Within(tx)) })
-	return translate(err)
-}
-
-// Within adapts an open transaction (a consumer's) to customer.Tx.
-func (s *Store) Within(tx pgx.Tx) customer.Tx { return &txn{tx: tx, s: s} }
-
+// translate reports a unique violation of a customer's identity as the
+// duplicate it is, and leaves the rest to pgdb.Translate.
 func translate(err error) error {
-	if err == nil {
-		return nil
-	}
-	if _, ok := apperr.As(err); ok {
-		return err
-	}
-	if c, ok := pgdb.UniqueViolation(err); ok {
-		// The advisory locks make this a backstop only.
-		field := map[string]string{"customers_unique_phone": "phone", "customers_unique_email": "email", "customers_unique_loan": "loanId"}[c]
-		if field != "" {
-			return customer.DuplicateError([]customer.Duplicate{{Field: field}})
+	if _, ok := apperr.As(err); !ok {
+		if c, ok := pgdb.UniqueViolation(err); ok {
+			// The advisory locks make this a backstop only.
+			field := map[string]string{"customers_unique_phone": "phone", "customers_unique_email": "email", "customers_unique_loan": "loanId"}[c]
+			if field != "" {
+				return customer.DuplicateError([]customer.Duplicate{{Field: field}})
+			}
 		}
 	}
-	return apperr.Internal(err)
+	return pgdb.Translate(err)
 }
 
 type txn struct {
@@ -142,13 +132,7 @@ func (t *txn) bump2(ctx context.Context, orgID, env, a string, da int, b string,
 	return err
 }
 
-func (t *txn) Emit(ctx context.Context, ch customer.Change) error {
-	e, err := t.s.toEvent(ch)
-	if err != nil {
-		return err
-	}
-	return outbox.Add(ctx, t.tx, outbox.Message{Topic: t.s.topic, Key: ch.Customer.ID, Event: e})
-}
+func (t *txn) Emit(ctx context.Context, ch customer.Change) error { return t.s.Emit(ctx, t.tx, ch) }
 
 func nullable(s string) *string {
 	if s == "" {

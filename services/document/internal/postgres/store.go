@@ -21,19 +21,15 @@ type EventFunc func(document.Document) (event.Event, error)
 
 // Store implements document.Repository.
 type Store struct {
-	pool    *pgxpool.Pool
-	topic   string
-	toEvent EventFunc
+	*pgdb.Store[document.Tx, document.Document]
 }
 
 // New returns a Store on pool that publishes each added document's event
 // on topic (full name) through the outbox, in the insert's transaction.
 func New(pool *pgxpool.Pool, topic string, toEvent EventFunc) *Store {
-	return &Store{pool: pool, topic: topic, toEvent: toEvent}
+	return &Store{pgdb.NewStore(pool, func(tx pgx.Tx) document.Tx { return txn{tx} },
+		outbox.Emitter(topic, toEvent, func(d document.Document) string { return d.CustomerID }))}
 }
-
-// Within adapts a consumer's transaction to document.Tx.
-func (s *Store) Within(tx pgx.Tx) document.Tx { return txn{tx} }
 
 type txn struct{ tx pgx.Tx }
 
@@ -78,12 +74,12 @@ func room(ctx context.Context, q querier, orgID, env, customerID string, lock bo
 
 // Room implements document.Repository.
 func (s *Store) Room(ctx context.Context, who document.Caller, customerID string) error {
-	return room(ctx, s.pool, who.OrgID, who.Env, customerID, false)
+	return room(ctx, s.Pool(), who.OrgID, who.Env, customerID, false)
 }
 
 // Add implements document.Repository.
 func (s *Store) Add(ctx context.Context, d document.Document) error {
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	return s.Transact(ctx, func(tx pgx.Tx) error {
 		if err := room(ctx, tx, d.OrgID, d.Env, d.CustomerID, true); err != nil {
 			return err
 		}
@@ -100,21 +96,13 @@ func (s *Store) Add(ctx context.Context, d document.Document) error {
 				return err
 			}
 		}
-		e, err := s.toEvent(d)
-		if err != nil {
-			return err
-		}
-		return outbox.Add(ctx, tx, outbox.Message{Topic: s.topic, Key: d.CustomerID, Event: e})
+		return s.Emit(ctx, tx, d)
 	})
-	if _, ok := apperr.As(err); err != nil && !ok {
-		return apperr.Internal(err)
-	}
-	return err
 }
 
 // Announce implements document.Repository.
 func (s *Store) Announce(ctx context.Context, key string) error {
-	if err := pending.Begin(ctx, s.pool, key); err != nil {
+	if err := pending.Begin(ctx, s.Pool(), key); err != nil {
 		return apperr.Internal(err)
 	}
 	return nil
@@ -135,7 +123,7 @@ func scan(row pgx.Row) (document.Document, error) {
 // tenant's customer is not found.
 func (s *Store) List(ctx context.Context, who document.Caller, customerID string) ([]document.Document, error) {
 	var deleted bool
-	err := s.pool.QueryRow(ctx, `SELECT deleted FROM customers WHERE customer_id = $1 AND org_id = $2 AND env = $3`,
+	err := s.Pool().QueryRow(ctx, `SELECT deleted FROM customers WHERE customer_id = $1 AND org_id = $2 AND env = $3`,
 		customerID, who.OrgID, who.Env).Scan(&deleted)
 	if pgdb.IsNoRows(err) || (err == nil && deleted) {
 		return nil, document.ErrCustomerNotFound
@@ -143,7 +131,7 @@ func (s *Store) List(ctx context.Context, who document.Caller, customerID string
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+cols+` FROM documents WHERE org_id = $1 AND env = $2 AND customer_id = $3
+	rows, err := s.Pool().Query(ctx, `SELECT `+cols+` FROM documents WHERE org_id = $1 AND env = $2 AND customer_id = $3
 		ORDER BY uploaded_at, id`, who.OrgID, who.Env, customerID)
 	if err != nil {
 		return nil, apperr.Internal(err)
@@ -165,7 +153,7 @@ func (s *Store) List(ctx context.Context, who document.Caller, customerID string
 
 // Get implements document.Repository.
 func (s *Store) Get(ctx context.Context, who document.Caller, customerID, docID string) (document.Document, error) {
-	d, err := scan(s.pool.QueryRow(ctx, `SELECT `+cols+` FROM documents d WHERE id = $1 AND customer_id = $2
+	d, err := scan(s.Pool().QueryRow(ctx, `SELECT `+cols+` FROM documents d WHERE id = $1 AND customer_id = $2
 		AND org_id = $3 AND env = $4 AND EXISTS (SELECT 1 FROM customers c WHERE c.customer_id = d.customer_id AND NOT c.deleted)`,
 		docID, customerID, who.OrgID, who.Env))
 	if pgdb.IsNoRows(err) {

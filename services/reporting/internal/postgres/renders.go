@@ -17,17 +17,12 @@ import (
 // commit), so the render worker wakes at once instead of at its next poll.
 const NotifyChannel = "reporting_renders"
 
-// Atomic implements report.Repository.
-func (s *Store) Atomic(ctx context.Context, fn func(report.Tx) error) error {
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return fn(s.Within(tx)) })
-}
-
 // ClaimRender implements report.Repository. A customer's renders are taken
 // one at a time, oldest first, so its versions number in the order their
 // events came.
 func (s *Store) ClaimRender(ctx context.Context, lease time.Duration) (report.Render, bool, error) {
 	var r report.Render
-	err := s.pool.QueryRow(ctx, `UPDATE renders SET not_before = now() + $1::interval, attempts = attempts + 1
+	err := s.Pool().QueryRow(ctx, `UPDATE renders SET not_before = now() + $1::interval, attempts = attempts + 1
 		WHERE id = (SELECT id FROM renders r WHERE not_before <= now()
 			AND NOT EXISTS (SELECT 1 FROM renders o WHERE o.customer_id = r.customer_id AND (o.queued_at, o.id) < (r.queued_at, r.id))
 			ORDER BY queued_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
@@ -41,7 +36,7 @@ func (s *Store) ClaimRender(ctx context.Context, lease time.Duration) (report.Re
 
 // RetryRender implements report.Repository.
 func (s *Store) RetryRender(ctx context.Context, id string, wait time.Duration) error {
-	_, err := s.pool.Exec(ctx, `UPDATE renders SET not_before = now() + $2::interval WHERE id = $1`, id, wait)
+	_, err := s.Pool().Exec(ctx, `UPDATE renders SET not_before = now() + $2::interval WHERE id = $1`, id, wait)
 	return err
 }
 

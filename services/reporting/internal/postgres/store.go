@@ -21,19 +21,17 @@ type EventFunc func(report.Report) (event.Event, error)
 
 // Store implements report.Repository.
 type Store struct {
-	pool    *pgxpool.Pool
-	topic   string
-	toEvent EventFunc
+	*pgdb.Store[report.Tx, report.Report]
 }
 
 // New returns a Store on pool that publishes each report's event on topic
 // (full name) through the outbox, in the report's own transaction.
 func New(pool *pgxpool.Pool, topic string, toEvent EventFunc) *Store {
-	return &Store{pool: pool, topic: topic, toEvent: toEvent}
+	s := &Store{}
+	s.Store = pgdb.NewStore(pool, func(tx pgx.Tx) report.Tx { return txn{tx: tx, s: s} },
+		outbox.Emitter(topic, toEvent, func(r report.Report) string { return r.CustomerID }))
+	return s
 }
-
-// Within adapts a consumer's transaction to report.Tx.
-func (s *Store) Within(tx pgx.Tx) report.Tx { return txn{tx: tx, s: s} }
 
 type txn struct {
 	tx pgx.Tx
@@ -98,16 +96,12 @@ func (t txn) SaveReport(ctx context.Context, r report.Report) error {
 	if err != nil {
 		return err
 	}
-	e, err := t.s.toEvent(r)
-	if err != nil {
-		return err
-	}
-	return outbox.Add(ctx, t.tx, outbox.Message{Topic: t.s.topic, Key: r.CustomerID, Event: e})
+	return t.s.Emit(ctx, t.tx, r)
 }
 
 // Customer implements report.Repository.
 func (s *Store) Customer(ctx context.Context, who report.Caller, id string) (report.Customer, error) {
-	c, err := customerOf(ctx, s.pool, who.OrgID, who.Env, id)
+	c, err := customerOf(ctx, s.Pool(), who.OrgID, who.Env, id)
 	if err == nil && c.Deleted {
 		return c, report.ErrCustomerNotFound
 	}
@@ -135,13 +129,13 @@ func scan(row pgx.Row) (report.Report, error) {
 
 // Latest implements report.Repository.
 func (s *Store) Latest(ctx context.Context, who report.Caller, id string) (report.Report, error) {
-	return scan(s.pool.QueryRow(ctx, `SELECT `+cols+` FROM reports WHERE org_id = $1 AND env = $2 AND customer_id = $3
+	return scan(s.Pool().QueryRow(ctx, `SELECT `+cols+` FROM reports WHERE org_id = $1 AND env = $2 AND customer_id = $3
 		ORDER BY version DESC LIMIT 1`, who.OrgID, who.Env, id))
 }
 
 // ByCode implements report.Repository.
 func (s *Store) ByCode(ctx context.Context, code string) (report.Report, error) {
-	return scan(s.pool.QueryRow(ctx, `SELECT `+cols+` FROM reports WHERE code = $1`, code))
+	return scan(s.Pool().QueryRow(ctx, `SELECT `+cols+` FROM reports WHERE code = $1`, code))
 }
 
 // SaveOrganization implements report.Tx.
@@ -180,7 +174,7 @@ func (t txn) BrandToShow(ctx context.Context, orgID, env string) (*report.Brand,
 // saves at once cannot lose it.
 func (s *Store) SaveBrand(ctx context.Context, who report.Caller, b report.Brand, keepLogo bool) (report.Brand, error) {
 	var saved report.Brand
-	err := s.pool.QueryRow(ctx, `INSERT INTO branding (org_id, env, display_name, accent, logo, updated_at)
+	err := s.Pool().QueryRow(ctx, `INSERT INTO branding (org_id, env, display_name, accent, logo, updated_at)
 		VALUES ($1, $2, $3, $4, CASE WHEN $7 THEN NULL ELSE $5::bytea END, $6) ON CONFLICT (org_id, env) DO UPDATE SET display_name = excluded.display_name,
 		accent = excluded.accent, logo = CASE WHEN $7 THEN branding.logo ELSE excluded.logo END, updated_at = excluded.updated_at
 		RETURNING display_name, accent, logo, updated_at`,
@@ -194,7 +188,7 @@ func (s *Store) SaveBrand(ctx context.Context, who report.Caller, b report.Brand
 // Brand implements report.Repository.
 func (s *Store) Brand(ctx context.Context, who report.Caller) (report.Brand, error) {
 	var b report.Brand
-	err := s.pool.QueryRow(ctx, `SELECT display_name, accent, logo, updated_at FROM branding WHERE org_id = $1 AND env = $2`,
+	err := s.Pool().QueryRow(ctx, `SELECT display_name, accent, logo, updated_at FROM branding WHERE org_id = $1 AND env = $2`,
 		who.OrgID, who.Env).Scan(&b.DisplayName, &b.Accent, &b.Logo, &b.UpdatedAt)
 	if pgdb.IsNoRows(err) {
 		return b, report.ErrBrandNotSet

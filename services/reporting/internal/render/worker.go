@@ -24,37 +24,15 @@ type Worker struct {
 	Log     *slog.Logger
 }
 
-// Run works until ctx ends; failures are logged and retried.
+// Run works until ctx ends; a failed render is logged and retried when
+// it falls due again.
 func (w *Worker) Run(ctx context.Context) error {
-	for ctx.Err() == nil {
-		if err := w.listen(ctx); err != nil && ctx.Err() == nil {
-			w.Log.Warn("render worker restarting", "err", err)
-			select {
-			case <-ctx.Done():
-			case <-time.After(time.Second):
+	return pgdb.Worker{Pool: w.Pool, Channel: postgres.NotifyChannel, Poll: w.Poll, Log: w.Log, Name: "render worker",
+		Work: func(ctx context.Context) (bool, error) {
+			did, err := w.Service.RenderNext(ctx)
+			if err != nil {
+				w.Log.WarnContext(ctx, "report render failed; will retry", "err", err)
 			}
-		}
-	}
-	return nil
-}
-
-func (w *Worker) listen(ctx context.Context) error {
-	l, err := pgdb.Listen(ctx, w.Pool, postgres.NotifyChannel)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	for ctx.Err() == nil {
-		did, err := w.Service.RenderNext(ctx)
-		if err != nil {
-			w.Log.WarnContext(ctx, "report render failed; will retry", "err", err)
-		}
-		if did {
-			continue
-		}
-		if err := l.Wait(ctx, w.Poll); err != nil {
-			return err
-		}
-	}
-	return nil
+			return did, nil
+		}}.Run(ctx)
 }

@@ -144,35 +144,35 @@ func (t *txn) Remember(ctx context.Context, agentID, key, fingerprint string) er
 
 // Agents lists every agent.
 func (s *Store) Agents(ctx context.Context) ([]verification.FieldAgent, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+agentCols+` FROM agents a ORDER BY a.created_at, a.id`)
+	rows, err := s.Pool().Query(ctx, `SELECT `+agentCols+` FROM agents a ORDER BY a.created_at, a.id`)
 	if err != nil {
-		return nil, translate(err)
+		return nil, pgdb.Translate(err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (verification.FieldAgent, error) { return scanAgent(r) })
-	return out, translate(err)
+	return out, pgdb.Translate(err)
 }
 
 // AgentBySession returns the active agent of an unexpired session.
 func (s *Store) AgentBySession(ctx context.Context, tokenHash []byte, now time.Time) (verification.FieldAgent, error) {
-	a, err := scanAgent(s.pool.QueryRow(ctx, `SELECT `+agentCols+` FROM agents a JOIN agent_sessions s ON s.agent_id = a.id
+	a, err := scanAgent(s.Pool().QueryRow(ctx, `SELECT `+agentCols+` FROM agents a JOIN agent_sessions s ON s.agent_id = a.id
 		WHERE s.token_hash = $1 AND s.expires_at > $2 AND a.active`, tokenHash, now))
 	if apperr.IsCode(err, apperr.CodeNotFound) {
 		return a, verification.ErrNoSession
 	}
-	return a, translate(err)
+	return a, pgdb.Translate(err)
 }
 
 // Tasks lists an agent's open jobs with their customer, due re-visits
 // first, then oldest first.
 func (s *Store) Tasks(ctx context.Context, agentID string) ([]verification.Task, error) {
-	rows, err := s.pool.Query(ctx, `SELECT j.*, c.first_name || ' ' || c.last_name, c.phone,
+	rows, err := s.Pool().Query(ctx, `SELECT j.*, c.first_name || ' ' || c.last_name, c.phone,
 			(SELECT count(*) FROM photos p WHERE p.address_id = j.address_id)
 		FROM (SELECT `+jobCols+` FROM jobs WHERE agent_id = $1 AND status IN ('ASSIGNED', 'IN_PROGRESS')) j
 		JOIN cases c ON c.customer_id = j.customer_id
 		WHERE c.deleted_at IS NULL
 		ORDER BY j.due_at NULLS LAST, j.created_at, j.address_id`, agentID)
 	if err != nil {
-		return nil, translate(err)
+		return nil, pgdb.Translate(err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (verification.Task, error) {
 		var t verification.Task
@@ -180,19 +180,19 @@ func (s *Store) Tasks(ctx context.Context, agentID string) ([]verification.Task,
 		t.Job = j
 		return t, err
 	})
-	return out, translate(err)
+	return out, pgdb.Translate(err)
 }
 
 // Announce implements verification.Store.
 func (s *Store) Announce(ctx context.Context, key string) error {
-	return pending.Begin(ctx, s.pool, key)
+	return pending.Begin(ctx, s.Pool(), key)
 }
 
 // PhotoByKey reads the photo an agent stored with an idempotency key.
 func (s *Store) PhotoByKey(ctx context.Context, addressID, key string) (verification.Photo, error) {
-	p, err := scanPhoto(s.pool.QueryRow(ctx, `SELECT `+photoCols+` FROM photos WHERE address_id = $1 AND idem_key = $2`, addressID, key))
+	p, err := scanPhoto(s.Pool().QueryRow(ctx, `SELECT `+photoCols+` FROM photos WHERE address_id = $1 AND idem_key = $2`, addressID, key))
 	if pgdb.IsNoRows(err) {
 		return p, verification.ErrPhotoNotFound
 	}
-	return p, translate(err)
+	return p, pgdb.Translate(err)
 }

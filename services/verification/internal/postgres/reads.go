@@ -14,7 +14,7 @@ import (
 // a job and its case's status change together, and a read must never show
 // one without the other.
 func (s *Store) snapshot(ctx context.Context, fn func(pgx.Tx) error) error {
-	return translate(pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn))
+	return pgdb.Translate(pgx.BeginTxFunc(ctx, s.Pool(), pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn))
 }
 
 // Case reads a live case of the organization and environment.
@@ -77,12 +77,12 @@ func (s *Store) Stats(ctx context.Context, orgID, env string) (verification.Stat
 
 // Photo reads one photo of a live case of the organization and environment.
 func (s *Store) Photo(ctx context.Context, orgID, env, customerID, photoID string) (verification.Photo, error) {
-	p, err := scanPhoto(s.pool.QueryRow(ctx, `SELECT `+prefixed("p.", photoCols)+`
+	p, err := scanPhoto(s.Pool().QueryRow(ctx, `SELECT `+prefixed("p.", photoCols)+`
 		FROM photos p JOIN cases c ON c.customer_id = p.customer_id
 		WHERE p.id = $1 AND p.customer_id = $2 AND p.org_id = $3 AND p.env = $4 AND c.deleted_at IS NULL`,
 		photoID, customerID, orgID, env))
 	if pgdb.IsNoRows(err) {
 		return p, verification.ErrPhotoNotFound
 	}
-	return p, translate(err)
+	return p, pgdb.Translate(err)
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/outbox"
 	"github.com/kycfield/kyc/pkg/pgdb"
@@ -30,32 +29,15 @@ const SandboxChannel = "verification_sandbox"
 
 // Store implements verification.Store.
 type Store struct {
-	pool    *pgxpool.Pool
-	topic   string
-	toEvent EventFunc
+	*pgdb.Store[verification.Tx, verification.Change]
 }
 
 // New returns a Store publishing on topic (full name).
 func New(pool *pgxpool.Pool, topic string, toEvent EventFunc) *Store {
-	return &Store{pool: pool, topic: topic, toEvent: toEvent}
-}
-
-// Atomic runs fn in a transaction.
-func (s *Store) Atomic(ctx context.Context, fn func(verification.Tx) error) error {
-	return translate(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return fn(s.Within(tx)) }))
-}
-
-// Within adapts an open transaction (a consumer's) to verification.Tx.
-func (s *Store) Within(tx pgx.Tx) verification.Tx { return &txn{tx: tx, s: s} }
-
-func translate(err error) error {
-	if err == nil {
-		return nil
-	}
-	if _, ok := apperr.As(err); ok {
-		return err
-	}
-	return apperr.Internal(err)
+	s := &Store{}
+	s.Store = pgdb.NewStore(pool, func(tx pgx.Tx) verification.Tx { return &txn{tx: tx, s: s} },
+		outbox.Emitter(topic, toEvent, func(ch verification.Change) string { return ch.Case.CustomerID }))
+	return s
 }
 
 type txn struct {
@@ -293,13 +275,7 @@ func (t *txn) DueSandbox(ctx context.Context, now time.Time, limit int) ([]verif
 	return pgx.CollectRows(rows, pgx.RowToStructByPos[verification.SandboxDue])
 }
 
-func (t *txn) Emit(ctx context.Context, ch verification.Change) error {
-	e, err := t.s.toEvent(ch)
-	if err != nil {
-		return err
-	}
-	return outbox.Add(ctx, t.tx, outbox.Message{Topic: t.s.topic, Key: ch.Case.CustomerID, Event: e})
-}
+func (t *txn) Emit(ctx context.Context, ch verification.Change) error { return t.s.Emit(ctx, t.tx, ch) }
 
 const photoCols = `id, tag, object_key, content_type, size, captured_at, created_at, device, exif`
 

@@ -79,35 +79,9 @@ type Worker struct {
 
 // Run works until ctx ends; failures are logged and retried.
 func (w *Worker) Run(ctx context.Context) error {
-	for ctx.Err() == nil {
-		if err := w.listen(ctx); err != nil && ctx.Err() == nil {
-			w.Log.Warn("sandbox worker restarting", "err", err)
-			select {
-			case <-ctx.Done():
-			case <-time.After(time.Second):
-			}
-		}
-	}
-	return nil
-}
-
-func (w *Worker) listen(ctx context.Context) error {
-	l, err := pgdb.Listen(ctx, w.Pool, postgres.SandboxChannel)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	for ctx.Err() == nil {
-		n, err := w.Service.RunSandbox(ctx, 50)
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			continue
-		}
-		if err := l.Wait(ctx, w.Poll); err != nil {
-			return err
-		}
-	}
-	return nil
+	return pgdb.Worker{Pool: w.Pool, Channel: postgres.SandboxChannel, Poll: w.Poll, Log: w.Log, Name: "sandbox worker",
+		Work: func(ctx context.Context) (bool, error) {
+			n, err := w.Service.RunSandbox(ctx, 50)
+			return n > 0, err
+		}}.Run(ctx)
 }

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/kycfield/kyc/pkg/backoff"
 	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/pkg/server"
 	"github.com/kycfield/kyc/pkg/telemetry"
@@ -66,61 +67,36 @@ func (d *Dispatcher) WithTelemetry(tp trace.TracerProvider, meter metric.Meter) 
 const lease = time.Minute
 
 // Run claims and sends deliveries until ctx ends, then waits for the
-// attempts in flight (see deliver).
+// attempts in flight (see deliver). It claims when the schedule NOTIFYs,
+// when an attempt frees a slot, and every Poll.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	wake := make(chan struct{}, 1)
-	go d.listen(ctx, wake)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	slots := make(chan struct{}, d.cfg.Workers)
-	for ctx.Err() == nil {
+	claim := func(ctx context.Context) (bool, error) {
 		free := d.cfg.Workers - len(slots)
-		if free > 0 {
-			jobs, err := d.store.Claim(ctx, free, d.cfg.PerEndpoint, lease)
-			if err != nil && ctx.Err() == nil {
-				d.log.Warn("webhook claim failed", "err", err)
-			}
-			for _, j := range jobs {
-				slots <- struct{}{}
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					d.deliver(ctx, j)
-					<-slots
-					signal(wake)
-				}()
-			}
-			if len(jobs) == free {
-				continue // there may be more due
-			}
+		if free == 0 {
+			return false, nil
 		}
-		t := time.NewTimer(d.cfg.Poll)
-		select {
-		case <-ctx.Done():
-		case <-wake:
-		case <-t.C:
+		jobs, err := d.store.Claim(ctx, free, d.cfg.PerEndpoint, lease)
+		if err != nil && ctx.Err() == nil {
+			d.log.Warn("webhook claim failed", "err", err)
 		}
-		t.Stop()
+		for _, j := range jobs {
+			slots <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				d.deliver(ctx, j)
+				<-slots
+				signal(wake)
+			}()
+		}
+		return len(jobs) == free, nil // a full claim: there may be more due
 	}
-	return nil
-}
-
-// listen turns the schedule's NOTIFYs into wake-ups.
-func (d *Dispatcher) listen(ctx context.Context, wake chan struct{}) {
-	for ctx.Err() == nil {
-		l, err := pgdb.Listen(ctx, d.pool, postgres.NotifyChannel)
-		if err != nil {
-			sleep(ctx, time.Second)
-			continue
-		}
-		for ctx.Err() == nil {
-			if err := l.Wait(ctx, time.Minute); err != nil {
-				break
-			}
-			signal(wake)
-		}
-		l.Close()
-	}
+	return pgdb.Worker{Pool: d.pool, Channel: postgres.NotifyChannel, Poll: d.cfg.Poll, Wake: wake, Work: claim,
+		Log: d.log, Name: "webhook dispatcher"}.Run(ctx)
 }
 
 // deliver makes one attempt and records it. An attempt under way when the
@@ -178,15 +154,6 @@ func signal(c chan struct{}) {
 	}
 }
 
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
-}
-
 // Prune deletes, every hour, the log of deliveries that ended longer ago
 // than retention (see postgres.Store.Prune).
 func (d *Dispatcher) Prune(retention time.Duration) func(context.Context) error {
@@ -197,12 +164,8 @@ func (d *Dispatcher) Prune(retention time.Duration) func(context.Context) error 
 			} else if n > 0 {
 				d.log.Info("webhook log pruned", "deliveries", n)
 			}
-			t := time.NewTimer(time.Hour)
-			select {
-			case <-ctx.Done():
-				t.Stop()
+			if !backoff.Sleep(ctx, time.Hour) {
 				return nil
-			case <-t.C:
 			}
 		}
 	}

@@ -15,9 +15,6 @@ import (
 // Tx is the consumer's transaction as the webhook context uses it.
 type Tx struct{ tx pgx.Tx }
 
-// Within adapts a consumer's transaction.
-func (s *Store) Within(tx pgx.Tx) Tx { return Tx{tx} }
-
 // Lookup reads, in one round trip, what turning an event of type typ into
 // deliveries needs: the enabled endpoints of the tenant that want typ,
 // and the versions of addressIDs. It first records save, when given (an
@@ -101,11 +98,11 @@ func enqueue(ctx context.Context, tx pgx.Tx, m webhook.Message, endpointIDs []st
 // Enqueue implements webhook.Repository.
 func (s *Store) Enqueue(ctx context.Context, m webhook.Message, endpointIDs []string) ([]webhook.Delivery, error) {
 	var out []webhook.Delivery
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) (err error) {
+	err := s.Transact(ctx, func(tx pgx.Tx) (err error) {
 		out, err = enqueue(ctx, tx, m, endpointIDs)
 		return err
 	})
-	return out, internal(err)
+	return out, err
 }
 
 const deliveryCols = `id, endpoint_id, org_id, env, message_id, event_type, status, attempts, scheduled, next_attempt_at, created_at, updated_at`
@@ -120,17 +117,17 @@ func scanDelivery(row pgx.Row) (webhook.Delivery, error) {
 // Deliveries implements webhook.Repository: newest first, each with its
 // attempts.
 func (s *Store) Deliveries(ctx context.Context, who webhook.Caller, endpointID string, f webhook.DeliveryFilter) ([]webhook.Delivery, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+deliveryCols+` FROM deliveries WHERE org_id = $1 AND env = $2 AND endpoint_id = $3
+	rows, err := s.Pool().Query(ctx, `SELECT `+deliveryCols+` FROM deliveries WHERE org_id = $1 AND env = $2 AND endpoint_id = $3
 		AND ($4 = '' OR status = $4) AND ($5 = '' OR event_type = $5) AND ($6 = '' OR id < $6)
 		ORDER BY id DESC LIMIT $7`, who.OrgID, who.Env, endpointID, f.Status, f.EventType, f.Before, f.Limit)
 	if err != nil {
-		return nil, internal(err)
+		return nil, pgdb.Translate(err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (webhook.Delivery, error) { return scanDelivery(r) })
 	if err != nil {
-		return nil, internal(err)
+		return nil, pgdb.Translate(err)
 	}
-	return out, internal(s.attachAttempts(ctx, out))
+	return out, pgdb.Translate(s.attachAttempts(ctx, out))
 }
 
 func (s *Store) attachAttempts(ctx context.Context, ds []webhook.Delivery) error {
@@ -143,7 +140,7 @@ func (s *Store) attachAttempts(ctx context.Context, ds []webhook.Delivery) error
 		idx[d.ID], dids[i] = i, d.ID
 		ds[i].Log = []webhook.Attempt{}
 	}
-	rows, err := s.pool.Query(ctx, `SELECT delivery_id, number, trigger, at, status_code, latency_ms, response, error, succeeded
+	rows, err := s.Pool().Query(ctx, `SELECT delivery_id, number, trigger, at, status_code, latency_ms, response, error, succeeded
 		FROM attempts WHERE delivery_id = ANY($1) ORDER BY delivery_id, number`, dids)
 	if err != nil {
 		return err
@@ -163,7 +160,7 @@ func (s *Store) attachAttempts(ctx context.Context, ds []webhook.Delivery) error
 // Retry implements webhook.Repository.
 func (s *Store) Retry(ctx context.Context, who webhook.Caller, endpointID, deliveryID string) (webhook.Delivery, error) {
 	var d webhook.Delivery
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) (err error) {
+	err := s.Transact(ctx, func(tx pgx.Tx) (err error) {
 		d, err = scanDelivery(tx.QueryRow(ctx, `UPDATE deliveries SET manual = true, next_attempt_at = now(), updated_at = now()
 			WHERE id = $1 AND endpoint_id = $2 AND org_id = $3 AND env = $4 RETURNING `+deliveryCols,
 			deliveryID, endpointID, who.OrgID, who.Env))
@@ -176,13 +173,13 @@ func (s *Store) Retry(ctx context.Context, who webhook.Caller, endpointID, deliv
 		_, err = tx.Exec(ctx, `SELECT pg_notify($1, '')`, NotifyChannel)
 		return err
 	})
-	return d, internal(err)
+	return d, err
 }
 
 // Recover implements webhook.Repository.
 func (s *Store) Recover(ctx context.Context, who webhook.Caller, endpointID string, since time.Time) (int, error) {
 	var n int
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.Transact(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE deliveries SET manual = true, next_attempt_at = now(), updated_at = now()
 			WHERE endpoint_id = $1 AND org_id = $2 AND env = $3 AND created_at >= $4 AND status IN ('retrying', 'exhausted')`,
 			endpointID, who.OrgID, who.Env, since)
@@ -193,5 +190,5 @@ func (s *Store) Recover(ctx context.Context, who webhook.Caller, endpointID stri
 		_, err = tx.Exec(ctx, `SELECT pg_notify($1, '')`, NotifyChannel)
 		return err
 	})
-	return n, internal(err)
+	return n, err
 }

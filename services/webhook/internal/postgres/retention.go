@@ -13,7 +13,7 @@ import (
 // kept whatever their age, so nothing that may yet be sent is lost.
 func (s *Store) Prune(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, s.Pool(), func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, `WITH p AS (
 				SELECT id FROM deliveries WHERE created_at < $1 AND status IN ('succeeded', 'exhausted')
 				AND next_attempt_at IS NULL AND lease_until IS NULL

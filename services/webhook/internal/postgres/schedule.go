@@ -7,7 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/kycfield/kyc/pkg/outbox"
 	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/services/webhook/internal/webhook"
 )
@@ -63,7 +62,7 @@ func (s *Store) Claim(ctx context.Context, n, perEndpoint int, lease time.Durati
 		FROM claimed c JOIN messages m ON m.id = c.message_id JOIN endpoints e ON e.id = c.endpoint_id`,
 		n, perEndpoint, lease.Seconds())
 	b.Queue(`COMMIT`)
-	br := s.pool.SendBatch(ctx, b)
+	br := s.Pool().SendBatch(ctx, b)
 	defer br.Close()
 	for range 3 {
 		if _, err := br.Exec(); err != nil {
@@ -137,7 +136,7 @@ func (s *Store) Complete(ctx context.Context, j Job, a webhook.Attempt, sched we
 		b.Queue(`UPDATE endpoints SET failing_since = coalesce(failing_since, $2) WHERE id = $1 RETURNING failing_since`, j.Endpoint.ID, now)
 	}
 	b.Queue(`COMMIT`)
-	br := s.pool.SendBatch(ctx, b)
+	br := s.Pool().SendBatch(ctx, b)
 	var since time.Time
 	err := func() error {
 		defer br.Close()
@@ -168,7 +167,7 @@ func (s *Store) Complete(ctx context.Context, j Job, a webhook.Attempt, sched we
 // publishes endpoint.disabled, once: an endpoint already disabled is
 // left as it is.
 func (s *Store) Disable(ctx context.Context, e webhook.Endpoint, reason string, now time.Time) error {
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return s.disable(ctx, tx, e, reason, now) })
+	return pgx.BeginFunc(ctx, s.Pool(), func(tx pgx.Tx) error { return s.disable(ctx, tx, e, reason, now) })
 }
 
 func (s *Store) disable(ctx context.Context, tx pgx.Tx, e webhook.Endpoint, reason string, now time.Time) error {
@@ -181,17 +180,13 @@ func (s *Store) disable(ctx context.Context, tx pgx.Tx, e webhook.Endpoint, reas
 		return err
 	}
 	e.Enabled, e.DisabledReason, e.UpdatedAt = false, reason, now
-	ev, err := s.disabled(e)
-	if err != nil {
-		return err
-	}
-	return outbox.Add(ctx, tx, outbox.Message{Topic: s.topic, Key: e.OrgID, Event: ev})
+	return s.Emit(ctx, tx, e)
 }
 
 // Release gives claimed deliveries back unattempted (the process is
 // stopping), so another replica or the next start sends them at once.
 func (s *Store) Release(ctx context.Context, deliveryIDs ...string) error {
-	_, err := s.pool.Exec(ctx, `UPDATE deliveries SET lease_until = NULL WHERE id = ANY($1)`, deliveryIDs)
+	_, err := s.Pool().Exec(ctx, `UPDATE deliveries SET lease_until = NULL WHERE id = ANY($1)`, deliveryIDs)
 	return err
 }
 

@@ -9,9 +9,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/keyring"
+	"github.com/kycfield/kyc/pkg/outbox"
 	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/services/webhook/internal/webhook"
 )
@@ -25,16 +25,15 @@ type DisabledEventFunc func(e webhook.Endpoint) (event.Event, error)
 
 // Store implements webhook.Repository and the dispatcher's schedule.
 type Store struct {
-	pool     *pgxpool.Pool
-	keys     *keyring.Keyring
-	topic    string
-	disabled DisabledEventFunc
+	*pgdb.Store[Tx, webhook.Endpoint]
+	keys *keyring.Keyring
 }
 
 // New returns a Store on pool sealing secrets with keys; endpoint.disabled
-// events go to topic (full name) through the outbox.
+// events (made by disabled) go to topic (full name) through the outbox.
 func New(pool *pgxpool.Pool, keys *keyring.Keyring, topic string, disabled DisabledEventFunc) *Store {
-	return &Store{pool: pool, keys: keys, topic: topic, disabled: disabled}
+	return &Store{Store: pgdb.NewStore(pool, func(tx pgx.Tx) Tx { return Tx{tx} },
+		outbox.Emitter(topic, disabled, func(e webhook.Endpoint) string { return e.OrgID })), keys: keys}
 }
 
 const endpointCols = `id, org_id, env, url, description, events, enabled, disabled_reason, secret, previous_secret,
@@ -85,21 +84,10 @@ func (s *Store) seal(e webhook.Endpoint) (secret, previous []byte) {
 	return secret, previous
 }
 
-// internal wraps unexpected errors; domain errors pass through.
-func internal(err error) error {
-	if err == nil {
-		return nil
-	}
-	if _, ok := apperr.As(err); ok {
-		return err
-	}
-	return apperr.Internal(err)
-}
-
 // Create implements webhook.Repository. A transaction-scoped advisory
 // lock on the tenant serialises creates, so the count cannot race.
 func (s *Store) Create(ctx context.Context, e webhook.Endpoint) error {
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	return s.Transact(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('webhook/' || $1 || '/' || $2, 0))`, e.OrgID, e.Env); err != nil {
 			return err
 		}
@@ -117,31 +105,30 @@ func (s *Store) Create(ctx context.Context, e webhook.Endpoint) error {
 			e.PreviousUntil, e.FailingSince, e.CreatedAt, e.UpdatedAt)
 		return err
 	})
-	return internal(err)
 }
 
 // List implements webhook.Repository.
 func (s *Store) List(ctx context.Context, who webhook.Caller) ([]webhook.Endpoint, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+endpointCols+` FROM endpoints WHERE org_id = $1 AND env = $2 AND deleted_at IS NULL
+	rows, err := s.Pool().Query(ctx, `SELECT `+endpointCols+` FROM endpoints WHERE org_id = $1 AND env = $2 AND deleted_at IS NULL
 		ORDER BY created_at, id`, who.OrgID, who.Env)
 	if err != nil {
-		return nil, internal(err)
+		return nil, pgdb.Translate(err)
 	}
 	defer rows.Close()
 	out := []webhook.Endpoint{}
 	for rows.Next() {
 		e, err := s.scanEndpoint(rows)
 		if err != nil {
-			return nil, internal(err)
+			return nil, pgdb.Translate(err)
 		}
 		out = append(out, e)
 	}
-	return out, internal(rows.Err())
+	return out, pgdb.Translate(rows.Err())
 }
 
 // Get implements webhook.Repository.
 func (s *Store) Get(ctx context.Context, who webhook.Caller, id string) (webhook.Endpoint, error) {
-	return s.get(ctx, s.pool, who, id, false)
+	return s.get(ctx, s.Pool(), who, id, false)
 }
 
 type querier interface {
@@ -157,14 +144,14 @@ func (s *Store) get(ctx context.Context, q querier, who webhook.Caller, id strin
 	if pgdb.IsNoRows(err) {
 		return e, webhook.ErrNotFound
 	}
-	return e, internal(err)
+	return e, pgdb.Translate(err)
 }
 
 // Update implements webhook.Repository. Disabling parks the endpoint's
 // unfinished deliveries (off the schedule); enabling makes them due now.
 func (s *Store) Update(ctx context.Context, who webhook.Caller, id string, fn func(*webhook.Endpoint) error) (webhook.Endpoint, error) {
 	var out webhook.Endpoint
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.Transact(ctx, func(tx pgx.Tx) error {
 		e, err := s.get(ctx, tx, who, id, true)
 		if err != nil {
 			return err
@@ -188,7 +175,7 @@ func (s *Store) Update(ctx context.Context, who webhook.Caller, id string, fn fu
 		out = e
 		return nil
 	})
-	return out, internal(err)
+	return out, err
 }
 
 // reschedule parks (enabled false) or resumes the endpoint's unfinished
@@ -209,7 +196,7 @@ func reschedule(ctx context.Context, tx pgx.Tx, endpointID string, enabled bool)
 
 // Delete implements webhook.Repository.
 func (s *Store) Delete(ctx context.Context, who webhook.Caller, id string) error {
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	return s.Transact(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE endpoints SET deleted_at = now(), updated_at = now()
 			WHERE id = $1 AND org_id = $2 AND env = $3 AND deleted_at IS NULL`, id, who.OrgID, who.Env)
 		if err != nil {
@@ -220,5 +207,4 @@ func (s *Store) Delete(ctx context.Context, who webhook.Caller, id string) error
 		}
 		return reschedule(ctx, tx, id, false)
 	})
-	return internal(err)
 }

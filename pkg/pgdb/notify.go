@@ -1,0 +1,120 @@
+package pgdb
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/kycfield/kyc/pkg/backoff"
+)
+
+// Worker is the notify-and-poll loop of a background worker (the outbox
+// relay, the sandbox simulation, the webhook dispatcher). It LISTENs on
+// Channel on a dedicated connection and runs Work at once when a
+// transaction's NOTIFY (sent at its commit) arrives, every Poll without
+// one (work can fall due by time alone, and a notification sent while the
+// connection was being replaced is lost), and again straight away while
+// Work reports more to do. A failure (the connection lost, Work's error)
+// is logged and the loop starts again on a new connection after a pause
+// that doubles from Restart up to 10 s while failures follow each other.
+type Worker struct {
+	Pool    *pgxpool.Pool
+	Channel string
+	Poll    time.Duration
+	// Work does one round; more means there may be more to do now (it
+	// took a full batch).
+	Work func(ctx context.Context) (more bool, err error)
+	// Start, if set, runs on each new listening connection before the
+	// first round; a relay waits there until it is elected (a session
+	// lock held on that connection).
+	Start func(ctx context.Context, conn *pgxpool.Conn) error
+	// Wake, if set, ends a wait early too (a dispatcher's freed slot).
+	Wake <-chan struct{}
+	// Restart is the first pause after a failure; a second by default.
+	Restart time.Duration
+	// Log gets a warning at each restart, naming the worker by Name.
+	Log  *slog.Logger
+	Name string
+}
+
+// maxRestart bounds the pause between restarts, so that a worker is back
+// within seconds of its database.
+const maxRestart = 10 * time.Second
+
+// Run works until ctx ends, and then returns nil.
+func (w Worker) Run(ctx context.Context) error {
+	pause := backoff.Backoff{Min: w.Restart, Max: maxRestart}
+	if pause.Min <= 0 {
+		pause.Min = time.Second
+	}
+	for ctx.Err() == nil {
+		if err := w.session(ctx, pause.Reset); err != nil && ctx.Err() == nil {
+			w.Log.Warn(w.Name+" restarting", "err", err)
+			pause.Wait(ctx)
+		}
+	}
+	return nil
+}
+
+// session works on one listening connection until it fails or ctx ends;
+// worked is called after each successful round.
+func (w Worker) session(ctx context.Context, worked func()) error {
+	l, err := Listen(ctx, w.Pool, w.Channel)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	defer l.Close()
+	if w.Start != nil {
+		if err := w.Start(ctx, l.Conn()); err != nil {
+			return err
+		}
+	}
+	for ctx.Err() == nil {
+		more, err := w.Work(ctx)
+		if err != nil {
+			return err
+		}
+		worked()
+		if more {
+			continue
+		}
+		if err := w.wait(ctx, l); err != nil && ctx.Err() == nil {
+			return fmt.Errorf("wait: %w", err)
+		}
+	}
+	return nil
+}
+
+// wait returns at a notification, a Wake, after Poll, or when ctx ends;
+// an error means the connection is broken.
+func (w Worker) wait(ctx context.Context, l *Listener) error {
+	if w.Wake == nil {
+		return l.Wait(ctx, w.Poll)
+	}
+	select {
+	case <-w.Wake:
+		return nil
+	default:
+	}
+	// A wake cancels the wait; pgx ends a cancelled wait with a read
+	// deadline, which leaves the connection usable.
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	waiting := make(chan struct{})
+	defer close(waiting)
+	go func() {
+		select {
+		case <-w.Wake:
+			cancel()
+		case <-waiting:
+		}
+	}()
+	err := l.Wait(wctx, w.Poll)
+	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
+		return nil // woken
+	}
+	return err
+}
