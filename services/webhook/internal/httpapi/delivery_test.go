@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -447,24 +449,61 @@ func TestHangingEndpointDoesNotHoldUpOthers(t *testing.T) {
 	}
 }
 
-// With private targets off, the dialer refuses a loopback address at
-// connect time (a name that resolved to a public address at registration
-// and to 127.0.0.1 now), and a redirect is never followed.
+// With private targets off, the dialer refuses a non-public address at
+// connect time, in either environment: a name that resolved to a public
+// address at registration and resolves now to loopback, or to the
+// metadata address through NAT64, 6to4 or an IPv4-mapped address. A
+// redirect is never followed.
 func TestDialerRefusesPrivateAddressesAndRedirects(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t, nil)
+	port := rc.Listener.Addr().(*net.TCPAddr).Port
 	m, _ := webhook.NewMessage("m1", webhook.TypeTest, "org", "test", time.Now(), map[string]any{})
-	e := webhook.Endpoint{URL: strings.Replace(rc.URL, "127.0.0.1", "localhost", 1), Secret: signing.NewSecret()}
-	a := dispatch.Send(context.Background(), dispatch.NewClient(false, 5*time.Second), e, m, time.Now())
-	if a.Succeeded || a.StatusCode != 0 || !strings.Contains(a.Error, "non-public") || len(rc.requests()) != 0 {
-		t.Fatalf("strict client to localhost: %+v, %d requests", a, len(rc.requests()))
+	strict := dispatch.NewClient(webhook.URLPolicy{Resolver: hosts}, 5*time.Second)
+	for _, host := range []string{"localhost", "rebind.example.com", "nat64.example.com", "6to4.example.com", "mapped.example.com",
+		"mapped10.example.com"} {
+		for _, env := range []string{webhook.EnvTest, "live"} {
+			e := webhook.Endpoint{Env: env, URL: fmt.Sprintf("http://%s:%d/", host, port), Secret: signing.NewSecret()}
+			if a := dispatch.Send(context.Background(), strict, e, m, time.Now()); a.Succeeded || a.StatusCode != 0 || !strings.Contains(a.Error, "non-public") {
+				t.Errorf("strict client to %s (%s): %+v", host, env, a)
+			}
+		}
+	}
+	if n := len(rc.requests()); n != 0 {
+		t.Fatalf("%d requests reached the loopback receiver", n)
 	}
 	redirect := newReceiver(t, nil)
 	redirect.Config.Handler = http.RedirectHandler(rc.URL, http.StatusFound)
-	e.URL = redirect.URL
-	a = dispatch.Send(context.Background(), dispatch.NewClient(true, 5*time.Second), e, m, time.Now())
+	e := webhook.Endpoint{Env: webhook.EnvTest, URL: redirect.URL, Secret: signing.NewSecret()}
+	a := dispatch.Send(context.Background(), dispatch.NewClient(webhook.URLPolicy{SandboxPrivate: true}, 5*time.Second), e, m, time.Now())
 	if a.Succeeded || a.StatusCode != http.StatusFound || len(rc.requests()) != 0 {
 		t.Fatalf("redirect: %+v, %d requests to its target", a, len(rc.requests()))
+	}
+}
+
+// With private targets on (make run), a sandbox delivery reaches a
+// receiver on loopback, and a live delivery to the same receiver is
+// refused when it connects, even with a connection to it in the pool: a
+// live endpoint that points at a private address now (a name rebound
+// after registration) cannot reach the internal network.
+func TestPrivateTargetsAreForSandboxDeliveriesOnly(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t, nil)
+	port := rc.Listener.Addr().(*net.TCPAddr).Port
+	client := dispatch.NewClient(webhook.URLPolicy{SandboxPrivate: true, Resolver: hosts}, 5*time.Second)
+	for i, url := range []string{rc.URL + "/", fmt.Sprintf("http://rebind.example.com:%d/", port)} {
+		m, _ := webhook.NewMessage(ids.New("msg"), webhook.TypeTest, "org", "test", time.Now(), map[string]any{})
+		sandbox := webhook.Endpoint{Env: webhook.EnvTest, URL: url, Secret: signing.NewSecret()}
+		if a := dispatch.Send(context.Background(), client, sandbox, m, time.Now()); !a.Succeeded || len(rc.requests()) != i+1 {
+			t.Fatalf("sandbox delivery to %s: %+v, %d requests", url, a, len(rc.requests()))
+		}
+		live := webhook.Endpoint{Env: "live", URL: url, Secret: signing.NewSecret()}
+		if a := dispatch.Send(context.Background(), client, live, m, time.Now()); a.Succeeded || a.StatusCode != 0 || !strings.Contains(a.Error, "non-public") {
+			t.Fatalf("live delivery to %s: %+v", url, a)
+		}
+		if n := len(rc.requests()); n != i+1 {
+			t.Fatalf("the live delivery to %s reached the receiver (%d requests)", url, n)
+		}
 	}
 }
 
