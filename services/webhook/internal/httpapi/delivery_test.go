@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kycfield/kyc/pkg/eventually"
 	"github.com/kycfield/kyc/pkg/ids"
 	"github.com/kycfield/kyc/services/webhook/internal/dispatch"
 	"github.com/kycfield/kyc/services/webhook/internal/httpapi"
@@ -57,7 +58,7 @@ func TestVerificationEventsAreDeliveredSigned(t *testing.T) {
 	up := f.publish(who, "verification.address.updated", addressUpdated(cus, adr, 3))
 	done := f.publish(who, "verification.completed", completed(cus, adr))
 	f.publish(newTenant(), "verification.completed", completed(ids.New("cus"), ids.New("adr"))) // someone else's
-	waitFor(t, "two deliveries", func() bool { return len(rc.requests()) == 2 && len(only.requests()) == 1 })
+	eventually.True(t, patience, "two deliveries", func() bool { return len(rc.requests()) == 2 && len(only.requests()) == 1 })
 	byType := map[string]received{}
 	for _, r := range rc.requests() {
 		if err := verify(t, e.Secret, r); err != nil {
@@ -123,7 +124,7 @@ func TestVerificationEventsAreDeliveredSigned(t *testing.T) {
 	if err := f.consumer.Apply(context.Background(), done); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "both logged as succeeded", func() bool {
+	eventually.True(t, patience, "both logged as succeeded", func() bool {
 		return len(f.deliveries(who, e.ID, "?status=succeeded").Deliveries) == 2
 	})
 	if l := f.deliveries(who, e.ID, ""); len(l.Deliveries) != 2 {
@@ -146,7 +147,7 @@ func TestFailingReceiverIsRetriedUntilItSucceeds(t *testing.T) {
 	e := f.endpoint(who, rc.URL, nil)
 	f.publish(who, "verification.completed", completed(ids.New("cus"), ids.New("adr")))
 	var d httpapi.Delivery
-	waitFor(t, "success", func() bool {
+	eventually.True(t, patience, "success", func() bool {
 		l := f.deliveries(who, e.ID, "")
 		d = l.Deliveries[0]
 		return d.Status == webhook.StatusSucceeded
@@ -198,12 +199,12 @@ func TestScheduleSurvivesARestart(t *testing.T) {
 	})
 	e := f.endpoint(who, rc.URL, nil)
 	f.publish(who, "verification.completed", completed(ids.New("cus"), ids.New("adr")))
-	waitFor(t, "a first failure", func() bool { return len(rc.requests()) >= 1 })
+	eventually.True(t, patience, "a first failure", func() bool { return len(rc.requests()) >= 1 })
 	f.stop()
 	before := len(rc.requests())
 	close(healthy)
 	f.start()
-	waitFor(t, "delivery after restart", func() bool {
+	eventually.True(t, patience, "delivery after restart", func() bool {
 		return f.deliveries(who, e.ID, "").Deliveries[0].Status == webhook.StatusSucceeded
 	})
 	d := f.deliveries(who, e.ID, "").Deliveries[0]
@@ -220,7 +221,7 @@ func TestGoneDisablesTheEndpoint(t *testing.T) {
 	rc := newReceiver(t, func(int, []byte) int { return http.StatusGone })
 	e := f.endpoint(who, rc.URL, nil)
 	f.publish(who, "verification.completed", completed(ids.New("cus"), ids.New("adr")))
-	waitFor(t, "disabled", func() bool {
+	eventually.True(t, patience, "disabled", func() bool {
 		return !decode[httpapi.Endpoint](t, f.call(who, "GET", "/api/v1/webhooks/"+e.ID, nil)).Enabled
 	})
 	got := decode[httpapi.Endpoint](t, f.call(who, "GET", "/api/v1/webhooks/"+e.ID, nil))
@@ -248,7 +249,7 @@ func TestEndpointFailingTooLongIsDisabled(t *testing.T) {
 	rc := newReceiver(t, func(int, []byte) int { return http.StatusBadGateway })
 	e := f.endpoint(who, rc.URL, nil)
 	f.publish(who, "verification.completed", completed(ids.New("cus"), ids.New("adr")))
-	waitFor(t, "disabled", func() bool {
+	eventually.True(t, patience, "disabled", func() bool {
 		return !decode[httpapi.Endpoint](t, f.call(who, "GET", "/api/v1/webhooks/"+e.ID, nil)).Enabled
 	})
 	assertDisabledEvent(t, f, e.ID, webhook.DisabledFailing)
@@ -259,7 +260,7 @@ func TestEndpointFailingTooLongIsDisabled(t *testing.T) {
 	if r := f.call(who, "PATCH", "/api/v1/webhooks/"+e.ID, map[string]any{"enabled": true}); r.status != http.StatusOK {
 		t.Fatalf("enable: %d %s", r.status, r.body)
 	}
-	waitFor(t, "resumed delivery", func() bool {
+	eventually.True(t, patience, "resumed delivery", func() bool {
 		return f.deliveries(who, e.ID, "").Deliveries[0].Status == webhook.StatusSucceeded
 	})
 }
@@ -295,7 +296,7 @@ func TestRotationSignsWithBothSecrets(t *testing.T) {
 	if r := f.call(who, "POST", "/api/v1/webhooks/"+e.ID+"/test", nil); r.status != http.StatusAccepted {
 		t.Fatalf("test: %d %s", r.status, r.body)
 	}
-	waitFor(t, "test event", func() bool { return len(rc.requests()) == 1 })
+	eventually.True(t, patience, "test event", func() bool { return len(rc.requests()) == 1 })
 	got := rc.requests()[0]
 	if n := len(strings.Fields(got.header.Get("webhook-signature"))); n != 2 {
 		t.Fatalf("%d signatures", n)
@@ -325,7 +326,7 @@ func TestRecoverResendsExactlyTheFailedOnes(t *testing.T) {
 	})
 	e := f.endpoint(who, rc.URL, nil)
 	older := f.publish(who, "verification.completed", completed(ids.New("cus"), ids.New("adr")))
-	waitFor(t, "older exhausted", func() bool { return f.deliveries(who, e.ID, "").Deliveries[0].Status == webhook.StatusExhausted })
+	eventually.True(t, patience, "older exhausted", func() bool { return f.deliveries(who, e.ID, "").Deliveries[0].Status == webhook.StatusExhausted })
 	since := time.Now().UTC()
 	var failed []string
 	for range 3 {
@@ -334,7 +335,7 @@ func TestRecoverResendsExactlyTheFailedOnes(t *testing.T) {
 	lucky := completed(ids.New("cus"), ids.New("adr"))
 	lucky["customerName"] = "Lucky Day"
 	f.publish(who, "verification.completed", lucky)
-	waitFor(t, "failures exhausted", func() bool {
+	eventually.True(t, patience, "failures exhausted", func() bool {
 		return len(f.deliveries(who, e.ID, "?status=exhausted").Deliveries) == 4 &&
 			len(f.deliveries(who, e.ID, "?status=succeeded").Deliveries) == 1
 	})
@@ -346,7 +347,7 @@ func TestRecoverResendsExactlyTheFailedOnes(t *testing.T) {
 	if r.status != http.StatusAccepted || decode[struct{ Recovered int }](t, r).Recovered != 3 {
 		t.Fatalf("recover: %d %s", r.status, r.body)
 	}
-	waitFor(t, "recovered", func() bool { return len(f.deliveries(who, e.ID, "?status=succeeded").Deliveries) == 4 })
+	eventually.True(t, patience, "recovered", func() bool { return len(f.deliveries(who, e.ID, "?status=succeeded").Deliveries) == 4 })
 	resent := map[string]bool{}
 	for _, q := range rc.requests()[before:] {
 		resent[q.header.Get("webhook-id")] = true
@@ -371,7 +372,7 @@ func TestRetryResendsOneDelivery(t *testing.T) {
 	rc := newReceiver(t, nil)
 	e := f.endpoint(who, rc.URL, nil)
 	f.publish(who, "verification.rejected", completed(ids.New("cus"), ids.New("adr")))
-	waitFor(t, "delivered", func() bool { return len(f.deliveries(who, e.ID, "?status=succeeded").Deliveries) == 1 })
+	eventually.True(t, patience, "delivered", func() bool { return len(f.deliveries(who, e.ID, "?status=succeeded").Deliveries) == 1 })
 	d := f.deliveries(who, e.ID, "?eventType=verification.rejected").Deliveries[0]
 	if r := f.call(newTenant(), "POST", "/api/v1/webhooks/"+e.ID+"/deliveries/"+d.ID+"/retry", nil); r.status != http.StatusNotFound {
 		t.Fatalf("retry by another organization: %d", r.status)
@@ -379,8 +380,8 @@ func TestRetryResendsOneDelivery(t *testing.T) {
 	if r := f.call(who, "POST", "/api/v1/webhooks/"+e.ID+"/deliveries/"+d.ID+"/retry", nil); r.status != http.StatusAccepted {
 		t.Fatalf("retry: %d %s", r.status, r.body)
 	}
-	waitFor(t, "resent", func() bool { return len(rc.requests()) == 2 })
-	waitFor(t, "logged", func() bool { return f.deliveries(who, e.ID, "").Deliveries[0].AttemptCount == 2 })
+	eventually.True(t, patience, "resent", func() bool { return len(rc.requests()) == 2 })
+	eventually.True(t, patience, "logged", func() bool { return f.deliveries(who, e.ID, "").Deliveries[0].AttemptCount == 2 })
 	d = f.deliveries(who, e.ID, "").Deliveries[0]
 	if d.Status != webhook.StatusSucceeded || d.Attempts[1].Trigger != "manual" {
 		t.Fatalf("after retry %+v", d)
@@ -399,7 +400,7 @@ func TestDeliveryLogPagesAndFilters(t *testing.T) {
 		f.publish(who, "verification.address.updated", addressUpdated(cus, ids.New("adr"), i+1))
 	}
 	f.publish(who, "verification.completed", completed(cus, ids.New("adr")))
-	waitFor(t, "six deliveries", func() bool { return len(rc.requests()) == 6 })
+	eventually.True(t, patience, "six deliveries", func() bool { return len(rc.requests()) == 6 })
 	seen := map[string]bool{}
 	cursor := ""
 	for page := 0; ; page++ {
@@ -437,12 +438,12 @@ func TestHangingEndpointDoesNotHoldUpOthers(t *testing.T) {
 	for range 20 {
 		f.publish(slow, "verification.completed", completed(ids.New("cus"), ids.New("adr")))
 	}
-	waitFor(t, "the hanging endpoint's requests", func() bool { return len(hang.requests()) == f.cfg.PerEndpoint })
+	eventually.True(t, patience, "the hanging endpoint's requests", func() bool { return len(hang.requests()) == f.cfg.PerEndpoint })
 	rc := newReceiver(t, nil)
 	f.endpoint(fast, rc.URL, nil)
 	start := time.Now()
 	f.publish(fast, "verification.completed", completed(ids.New("cus"), ids.New("adr")))
-	waitFor(t, "the other organization's delivery", func() bool { return len(rc.requests()) == 1 })
+	eventually.True(t, patience, "the other organization's delivery", func() bool { return len(rc.requests()) == 1 })
 	t.Logf("delivered in %v beside a hanging endpoint", time.Since(start))
 	if n := len(hang.requests()); n != f.cfg.PerEndpoint {
 		t.Fatalf("%d requests to the hanging endpoint, want its limit %d", n, f.cfg.PerEndpoint)
@@ -518,7 +519,7 @@ func TestOldEndedDeliveriesArePruned(t *testing.T) {
 	e1 := f.endpoint(who, ok.URL, nil)
 	e2 := f.endpoint(who, bad.URL, nil)
 	f.publish(who, "verification.completed", completed(ids.New("cus"), ids.New("adr")))
-	waitFor(t, "one succeeded, one retrying", func() bool {
+	eventually.True(t, patience, "one succeeded, one retrying", func() bool {
 		return len(f.deliveries(who, e1.ID, "?status=succeeded").Deliveries) == 1 &&
 			len(f.deliveries(who, e2.ID, "?status=retrying").Deliveries) == 1
 	})
@@ -564,7 +565,7 @@ func TestReplicasShareTheScheduleWithinTheEndpointLimit(t *testing.T) {
 	for range n {
 		f.publish(who, "verification.completed", completed(ids.New("cus"), ids.New("adr")))
 	}
-	waitFor(t, "every delivery", func() bool { return len(f.deliveries(who, e.ID, "?status=succeeded&limit=100").Deliveries) == n })
+	eventually.True(t, patience, "every delivery", func() bool { return len(f.deliveries(who, e.ID, "?status=succeeded&limit=100").Deliveries) == n })
 	seen := map[string]int{}
 	for _, r := range rc.requests() {
 		seen[r.header.Get("webhook-id")]++

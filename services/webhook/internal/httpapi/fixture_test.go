@@ -257,17 +257,19 @@ func (rc *receiver) requests() []received {
 	return append([]received(nil), rc.got...)
 }
 
-// waitFor polls cond until it holds; the deadline only bounds a failing
-// test, it measures nothing.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting: %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
+// patience bounds every wait in these tests: long enough for a loaded
+// machine, it only stops a test that would otherwise hang.
+const patience = 30 * time.Second
+
+// inFlight counts the deliveries a dispatcher has claimed and not yet
+// recorded.
+func (f *fixture) inFlight() int {
+	f.t.Helper()
+	var n int
+	if err := f.pool.QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE lease_until > now()`).Scan(&n); err != nil {
+		f.t.Fatal(err)
 	}
+	return n
 }
 
 // verify checks a request with the Standard Webhooks reference library.
