@@ -78,6 +78,15 @@ func (t byEnv) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.public.RoundTrip(r)
 }
 
+// CloseIdleConnections closes both pools' idle connections (what
+// http.Client.CloseIdleConnections asks of its transport).
+func (t byEnv) CloseIdleConnections() {
+	t.public.CloseIdleConnections()
+	if t.private != nil {
+		t.private.CloseIdleConnections()
+	}
+}
+
 // Send makes one signed attempt of m to e and reports it.
 func Send(ctx context.Context, c *http.Client, e webhook.Endpoint, m webhook.Message, now time.Time) webhook.Attempt {
 	a := webhook.Attempt{At: now.UTC()}
