@@ -11,6 +11,7 @@ import (
 
 	"github.com/kycfield/kyc/e2e/harness"
 	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/eventually"
 	"github.com/kycfield/kyc/pkg/kafkatest"
 )
 
@@ -224,16 +225,11 @@ func waitUntilRefused(t *testing.T, gateway, key string, within time.Duration) t
 func waitForStatus(t *testing.T, gateway, key string, status int, code string, within time.Duration) time.Duration {
 	t.Helper()
 	start := time.Now()
-	for {
+	eventually.Value(t, within, fmt.Sprintf("%d %s", status, code), func() (string, bool) {
 		r := P.Do(t, reqList(gateway, key))
-		if r.Status == status && r.Code() == code {
-			return time.Since(start)
-		}
-		if time.Since(start) > within {
-			t.Fatalf("want %d %s within %s, got %d %s", status, code, within, r.Status, r.Body)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return fmt.Sprintf("%d %s", r.Status, r.Body), r.Status == status && r.Code() == code
+	})
+	return time.Since(start)
 }
 
 func reqList(gateway, key string) harness.Request {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kycfield/kyc/e2e/harness"
 	gateway "github.com/kycfield/kyc/gateway/app"
+	"github.com/kycfield/kyc/pkg/eventually"
 )
 
 // After a sandbox customer is verified and its webhooks delivered, and a
@@ -44,7 +45,7 @@ func TestMetricsOnEveryProcess(t *testing.T) {
 	if r = api("POST", "/api/v1/customers", key, newCustomer(nil)); r.Status != http.StatusCreated {
 		t.Fatalf("create: %d %s", r.Status, r.Body)
 	}
-	eventually(t, "the verification.completed webhook", func() bool {
+	eventually.True(t, patience, "the verification.completed webhook", func() bool {
 		return len(hooks.ofType(t, e.Secret, "verification.completed")) == 1
 	})
 	_, small := P.NewKey(t, P.NewOrg(t, "developer"), "test")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kycfield/kyc/e2e/harness"
 	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/eventually"
 	"github.com/kycfield/kyc/pkg/otlptest"
 )
 
@@ -47,7 +48,7 @@ func TestOneTraceFromGatewayToWebhook(t *testing.T) {
 	}
 
 	var traceID string
-	eventually(t, "the gateway's span of the create", func() bool {
+	eventually.True(t, patience, "the gateway's span of the create", func() bool {
 		for _, s := range rcv.Spans() {
 			if s.Service == "gateway" && s.Kind == "SPAN_KIND_SERVER" && s.Name == "POST /api/v1/customers" {
 				traceID = s.TraceID
@@ -104,7 +105,7 @@ func TestOneTraceFromGatewayToWebhook(t *testing.T) {
 	}
 	// The sandbox's simulated visit continues the trace, so every webhook
 	// of the customer, to the final verification.completed, carries it.
-	eventually(t, "the verification.completed webhook", func() bool {
+	eventually.True(t, patience, "the verification.completed webhook", func() bool {
 		return len(hooks.ofType(t, endpoint.Secret, "verification.completed")) == 1
 	})
 	for _, req := range hooks.requests() {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +16,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/kycfield/kyc/e2e/harness"
+	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/eventually"
+	"github.com/kycfield/kyc/pkg/kafkatest"
 )
 
 // replicated are the services TestReplicasCooperate runs twice:
@@ -86,9 +90,12 @@ func TestReplicasCooperate(t *testing.T) {
 	_, liveKey := rp.NewKey(t, org, "live")
 	rc := newDeliveryCounter(t)
 	// Live endpoints must use https; the sandbox's events make the load.
-	if r := rp.API(t, "POST", "/api/v1/webhooks", sandboxKey, map[string]any{"url": rc.URL + "/kyc"}); r.Status != http.StatusCreated {
+	r := rp.API(t, "POST", "/api/v1/webhooks", sandboxKey, map[string]any{"url": rc.URL + "/kyc"})
+	if r.Status != http.StatusCreated {
 		t.Fatalf("register webhook: %d %s", r.Status, r.Body)
 	}
+	var hook struct{ ID string }
+	r.Decode(t, &hook)
 
 	const sandboxCustomers = 200
 	ids := make([]string, sandboxCustomers)
@@ -151,13 +158,14 @@ func TestReplicasCooperate(t *testing.T) {
 		}
 		waitVerifiedOnce(t, rp, key, id)
 	}
-	eventuallyFor(t, 60*time.Second, "a verification.completed delivery for every customer", func() bool {
-		return len(rc.completed()) == len(ids)
+	eventually.Value(t, 60*time.Second, "a verification.completed delivery for every customer", func() (int, bool) {
+		n := len(rc.completed())
+		return n, n == len(ids)
 	})
 	// Rendering is the slow part (photo thumbnails and PDF, one outcome
 	// at a time per consumer; several times slower under -race).
 	reports := 0
-	eventuallyFor(t, 4*time.Minute, "a report for every customer", func() bool {
+	eventually.True(t, 4*time.Minute, "a report for every customer", func() bool {
 		if n := countReports(t, rp); n != reports {
 			reports = n
 			t.Logf("%d of %d reports rendered", n, len(all))
@@ -165,7 +173,23 @@ func TestReplicasCooperate(t *testing.T) {
 		return reports == len(all)
 	})
 	waitBillableOn(t, rp, liveKey, int64(len(live)))
-	time.Sleep(time.Second) // a duplicate would arrive now, if any were coming
+	// Barrier: every consumer of the outcomes (billing, reporting, the
+	// webhook schedule, customer) goes past one last event on each
+	// partition, so a redelivered outcome has been applied or dropped; and
+	// the delivery log has nothing left to send, so a resend has arrived.
+	kafkatest.Barrier(t, rp.Bus, rp.Bus.Topic(event.TopicVerification), org, 2*time.Minute)
+	eventually.Value(t, time.Minute, "no webhook delivery left to send", func() (string, bool) {
+		var left []string
+		for _, status := range []string{"pending", "retrying"} {
+			r := rp.API(t, "GET", "/api/v1/webhooks/"+hook.ID+"/deliveries?status="+status, sandboxKey, nil)
+			var l struct{ Deliveries []struct{ ID string } }
+			r.Decode(t, &l)
+			if r.Status != http.StatusOK || len(l.Deliveries) > 0 {
+				left = append(left, fmt.Sprintf("%s: %d %d", status, r.Status, len(l.Deliveries)))
+			}
+		}
+		return strings.Join(left, ", "), len(left) == 0
+	})
 
 	rc.mu.Lock()
 	t.Logf("%d customers verified, %d events delivered, %d reports, requests per replica: customer %v, verification %v",
@@ -208,38 +232,33 @@ func waitVerifiedOnce(t *testing.T, p *harness.Platform, key, id string) {
 	if id == "" {
 		return // its creation failed, already reported
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	type status struct {
+		OverallStatus string `json:"overallStatus"`
+		Addresses     []struct {
+			VerificationData *struct {
+				Timeline []struct{ Status string } `json:"timeline"`
+			} `json:"verificationData"`
+		} `json:"addresses"`
+	}
+	var s status
+	last := eventually.Value(t, 60*time.Second, "customer "+id+" VERIFIED", func() (string, bool) {
 		r := p.API(t, "GET", "/api/v1/verification/"+id+"/status", key, nil)
-		var s struct {
-			OverallStatus string `json:"overallStatus"`
-			Addresses     []struct {
-				VerificationData *struct {
-					Timeline []struct{ Status string } `json:"timeline"`
-				} `json:"verificationData"`
-			} `json:"addresses"`
-		}
+		s = status{}
 		if r.Status == http.StatusOK {
 			r.Decode(t, &s)
 		}
-		if s.OverallStatus == "VERIFIED" {
-			for _, a := range s.Addresses {
-				n := 0
-				for _, step := range a.VerificationData.Timeline {
-					if step.Status == "VERIFIED" {
-						n++
-					}
-				}
-				if n != 1 {
-					t.Errorf("customer %s: an address reached VERIFIED %d times: %s", id, n, r.Body)
-				}
+		return fmt.Sprintf("%d %s", r.Status, r.Body), r.Status == http.StatusOK && s.OverallStatus == "VERIFIED"
+	})
+	for _, a := range s.Addresses {
+		n := 0
+		for _, step := range a.VerificationData.Timeline {
+			if step.Status == "VERIFIED" {
+				n++
 			}
-			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("customer %s never VERIFIED: %d %s", id, r.Status, r.Body)
+		if n != 1 {
+			t.Errorf("customer %s: an address reached VERIFIED %d times: %s", id, n, last)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -260,7 +279,7 @@ func liveVisits(t *testing.T, p *harness.Platform, key string, n int) []string {
 		var c struct {
 			Addresses []struct{ ID, Status string }
 		}
-		eventuallyFor(t, 30*time.Second, "the live address assigned", func() bool {
+		eventually.True(t, 30*time.Second, "the live address assigned", func() bool {
 			if r := p.API(t, "GET", "/api/v1/verification/"+id+"/status", key, nil); r.Status == http.StatusOK {
 				r.Decode(t, &c)
 			}
@@ -296,10 +315,10 @@ func (a *fieldAgent) photoOn(p *harness.Platform, addressID, tag string) harness
 
 func waitBillableOn(t *testing.T, p *harness.Platform, key string, want int64) {
 	t.Helper()
-	eventuallyFor(t, 30*time.Second, fmt.Sprintf("%d billable verifications", want), func() bool {
+	eventually.Value(t, 30*time.Second, fmt.Sprintf("%d billable verifications", want), func() (int64, bool) {
 		var rep usageReport
 		p.API(t, "GET", "/api/v1/billing/usage", key, nil).Decode(t, &rep)
-		return rep.BillableVerifications >= want
+		return rep.BillableVerifications, rep.BillableVerifications >= want
 	})
 }
 
@@ -336,18 +355,5 @@ func queryReporting(t *testing.T, p *harness.Platform, q func(*pgx.Conn) error) 
 	defer c.Close(context.Background())
 	if err := q(c); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// eventuallyFor polls cond until timeout; the bound fails a stuck test and
-// measures nothing.
-func eventuallyFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting: %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kycfield/kyc/e2e/harness"
 	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/eventually"
 	"github.com/kycfield/kyc/pkg/kafkatest"
 )
 
@@ -153,17 +154,10 @@ func TestSandboxVerifiesEveryAddressWithEvidence(t *testing.T) {
 
 func waitForCustomerStatus(t *testing.T, key, id, want string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	eventually.Value(t, 15*time.Second, "customer "+id+" "+want, func() (string, bool) {
 		r := P.API(t, "GET", "/api/v1/customers/"+id, key, nil)
-		if strings.Contains(string(r.Body), `"status":"`+want+`","reportUrl"`) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("customer never became %s: %s", want, r.Body)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return string(r.Body), strings.Contains(string(r.Body), `"status":"`+want+`","reportUrl"`)
+	})
 }
 
 func TestSandboxMagicValuesChooseTheOutcome(t *testing.T) {

@@ -15,17 +15,21 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/eventually"
 	"github.com/kycfield/kyc/pkg/kafkatest"
 )
 
 // hookReceiver is a lender's webhook receiver on loopback: answer picks
-// the status of its nth request; while hang is open every request waits.
+// the status of its nth request; while hang is open every request waits,
+// and ended counts the waits that ended (the sender gave up, or hang was
+// closed).
 type hookReceiver struct {
 	*httptest.Server
 	mu     sync.Mutex
 	got    []hookRequest
 	answer func(n int) int
 	hang   chan struct{}
+	ended  int
 }
 
 type hookRequest struct {
@@ -60,6 +64,9 @@ func newHookReceiver(t *testing.T, answer func(n int) int) *hookReceiver {
 			case <-hang:
 			case <-r.Context().Done():
 			}
+			h.mu.Lock()
+			h.ended++
+			h.mu.Unlock()
 		}
 		w.WriteHeader(status)
 		if status >= 400 { // what a failing receiver says, for the delivery log's excerpt
@@ -149,18 +156,9 @@ func hookDeliveries(t *testing.T, key, endpointID, query string) []hookDelivery 
 	return l.Deliveries
 }
 
-// eventually polls cond; the deadline bounds a failing test and measures
-// nothing.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(45 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting: %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
+// patience bounds a wait for the platform to catch up: it only stops a
+// test that would otherwise hang, and measures nothing.
+const patience = 45 * time.Second
 
 func TestWebhookEndpointsThroughTheGateway(t *testing.T) {
 	t.Parallel()
@@ -220,7 +218,7 @@ func TestWebhookSandboxVerificationIsDelivered(t *testing.T) {
 	ok := create(t, key, newCustomer(map[string]any{"loanId": "LN-77", "bvn": "22212345678"}))
 	bad := create(t, key, newCustomer(map[string]any{"addresses": []map[string]any{{"streetName": "Nowhere Road", "city": "Ikeja",
 		"state": "Lagos", "notes": "SANDBOX_REJECT"}}}))
-	eventually(t, "completed and rejected webhooks", func() bool {
+	eventually.True(t, patience, "completed and rejected webhooks", func() bool {
 		return len(rc.ofType(t, e.Secret, "verification.completed")) == 1 && len(rc.ofType(t, e.Secret, "verification.rejected")) == 1
 	})
 	var done struct {
@@ -296,7 +294,7 @@ func TestWebhookFailingReceiverIsRetried(t *testing.T) {
 	})
 	e := registerHook(t, key, rc.URL, map[string]any{"events": []string{"verification.completed"}})
 	create(t, key, newCustomer(nil))
-	eventually(t, "success", func() bool {
+	eventually.True(t, patience, "success", func() bool {
 		ds := hookDeliveries(t, key, e.ID, "")
 		return len(ds) == 1 && ds[0].Status == "succeeded"
 	})
@@ -329,7 +327,7 @@ func TestWebhookScheduleSurvivesARestart(t *testing.T) {
 	})
 	e := registerHook(t, key, rc.URL, map[string]any{"events": []string{"verification.completed"}})
 	create(t, key, newCustomer(nil))
-	eventually(t, "a first failed attempt", func() bool { return len(rc.requests()) >= 1 })
+	eventually.True(t, patience, "a first failed attempt", func() bool { return len(rc.requests()) >= 1 })
 	if err := P.Restart(context.Background(), "webhook", func() {
 		mu.Lock()
 		healthy = true
@@ -337,7 +335,7 @@ func TestWebhookScheduleSurvivesARestart(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "delivery after the restart", func() bool {
+	eventually.True(t, patience, "delivery after the restart", func() bool {
 		ds := hookDeliveries(t, key, e.ID, "")
 		return len(ds) == 1 && ds[0].Status == "succeeded"
 	})
@@ -347,7 +345,12 @@ func TestWebhookScheduleSurvivesARestart(t *testing.T) {
 }
 
 // A receiver that hangs holds up only its own organization: another
-// organization's event is delivered while every request to it is open.
+// organization's event is delivered while every request to it is still
+// open, that is before the first of them times out (WEBHOOK_TIMEOUT,
+// 15 s, counted from before the other organization's customer exists).
+// The bound is the webhook client's own timeout, not a measured latency,
+// so a loaded machine does not make it flaky: only a delivery that waited
+// for the hanging receiver would fail it.
 func TestWebhookHangingReceiverDoesNotDelayAnotherOrganization(t *testing.T) {
 	t.Parallel()
 	slowKey, fastKey := sandbox(t), sandbox(t)
@@ -358,13 +361,23 @@ func TestWebhookHangingReceiverDoesNotDelayAnotherOrganization(t *testing.T) {
 	for range 5 {
 		create(t, slowKey, newCustomer(nil))
 	}
-	eventually(t, "the hanging receiver's requests", func() bool { return len(slow.requests()) >= 4 })
+	eventually.True(t, patience, "the hanging receiver's requests", func() bool { return len(slow.requests()) >= 4 })
 	fast := newHookReceiver(t, nil)
 	e := registerHook(t, fastKey, fast.URL, map[string]any{"events": []string{"verification.completed"}})
 	start := time.Now()
 	create(t, fastKey, newCustomer(nil))
-	eventually(t, "the other organization's webhook", func() bool { return len(fast.ofType(t, e.Secret, "verification.completed")) == 1 })
+	// ended is read right after the look that finds the delivery: had it
+	// waited for a hanging request to time out, ended would be above 0.
+	ended := eventually.Value(t, patience, "the other organization's webhook", func() (int, bool) {
+		delivered := len(fast.ofType(t, e.Secret, "verification.completed")) == 1
+		slow.mu.Lock()
+		defer slow.mu.Unlock()
+		return slow.ended, delivered
+	})
 	t.Logf("customer create to webhook beside a hanging receiver: %v (includes the sandbox verification)", time.Since(start))
+	if ended != 0 || len(slow.requests()) < 4 {
+		t.Fatalf("the other organization's webhook arrived after %d of the hanging receiver's %d requests had timed out", ended, len(slow.requests()))
+	}
 }
 
 // 410 Gone disables the endpoint and tells its organization on Kafka.
@@ -413,7 +426,7 @@ func TestWebhookRotationAndRecover(t *testing.T) {
 	for range 2 {
 		create(t, key, newCustomer(nil))
 	}
-	eventually(t, "both exhausted", func() bool { return len(hookDeliveries(t, key, e.ID, "?status=exhausted")) == 2 })
+	eventually.True(t, patience, "both exhausted", func() bool { return len(hookDeliveries(t, key, e.ID, "?status=exhausted")) == 2 })
 	var rot hookEndpoint
 	r := P.API(t, "POST", "/api/v1/webhooks/"+e.ID+"/rotate-secret", key, nil)
 	r.Decode(t, &rot)
@@ -428,7 +441,7 @@ func TestWebhookRotationAndRecover(t *testing.T) {
 	if r.Status != http.StatusAccepted || !strings.Contains(string(r.Body), `"recovered":2`) {
 		t.Fatalf("recover: %d %s", r.Status, r.Body)
 	}
-	eventually(t, "recovered", func() bool { return len(hookDeliveries(t, key, e.ID, "?status=succeeded")) == 2 })
+	eventually.True(t, patience, "recovered", func() bool { return len(hookDeliveries(t, key, e.ID, "?status=succeeded")) == 2 })
 	resent := rc.requests()[before:]
 	if len(resent) != 2 {
 		t.Fatalf("%d resent", len(resent))

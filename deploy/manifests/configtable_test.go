@@ -60,7 +60,7 @@ var varNotes = map[string]string{
 	"RENDER_POLL":                 "how often the render worker looks for renders due (retries) when no transaction woke it",
 	"WEBHOOK_SECRET_KEYS":         "keys sealing endpoints' signing secrets at rest, `id:base64-32-bytes,…`",
 	"WEBHOOK_SECRET_ACTIVE_KEY":   "the id in `WEBHOOK_SECRET_KEYS` that seals new secrets",
-	"WEBHOOK_ALLOW_PRIVATE":       "allow endpoints on loopback and private addresses (never in production)",
+	"WEBHOOK_ALLOW_PRIVATE":       "allow sandbox endpoints on loopback and private addresses (live ones never)",
 	"WEBHOOK_RETRY_SCHEDULE":      "delay before each delivery attempt",
 	"WEBHOOK_DISABLE_AFTER":       "an endpoint failing this long is disabled",
 	"WEBHOOK_TIMEOUT":             "timeout of one delivery",

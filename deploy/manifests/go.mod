@@ -16,6 +16,7 @@ replace (
 )
 
 require (
+	code.dny.dev/ssrf v0.3.0
 	github.com/compose-spec/compose-go/v2 v2.16.2
 	github.com/kycfield/kyc/gateway v0.0.0
 	github.com/kycfield/kyc/pkg v0.0.0

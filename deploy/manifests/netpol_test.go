@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"code.dny.dev/ssrf"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -332,6 +333,13 @@ func checkPublicOnly(b networkingv1.IPBlock) error {
 	allowed := func(s string) bool {
 		a := netip.MustParseAddr(s)
 		return !slices.ContainsFunc(except, func(p netip.Prefix) bool { return p.Contains(a) })
+	}
+	// And every IPv4 range the code refuses is excepted: the policy holds
+	// even if the code's check were bypassed.
+	for _, p := range ssrf.IPv4DeniedPrefixes {
+		if !slices.Contains(except, p) {
+			return fmt.Errorf("%s, refused by pkg/publicurl, is not excepted", p)
+		}
 	}
 	for _, private := range []string{"10.0.0.1", "10.255.255.254", "172.16.0.1", "172.31.255.254", "192.168.1.1",
 		"169.254.169.254", "100.64.0.1", "100.127.255.254", "127.0.0.1", "0.0.0.0", "224.0.0.1", "255.255.255.255"} {

@@ -11,6 +11,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/eventually"
 	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/pkg/kafkabus"
 	"github.com/kycfield/kyc/pkg/logging"
@@ -79,13 +80,7 @@ func TestStoppingConsumerFinishesTheEventInHand(t *testing.T) {
 	ctx2, stop2 := context.WithCancel(context.Background())
 	done2 := run(ctx2)
 	defer func() { stop2(); <-done2 }()
-	deadline := time.Now().Add(30 * time.Second)
-	for calls[second.ID].Load() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the next member never got the next event")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	eventually.True(t, 30*time.Second, "the next member to get the next event", func() bool { return calls[second.ID].Load() > 0 })
 	var n int
 	_ = pool.QueryRow(context.Background(), `SELECT count(*) FROM effects WHERE event_id = $1`, first.ID).Scan(&n)
 	if n != 1 || calls[first.ID].Load() != 1 {

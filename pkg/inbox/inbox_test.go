@@ -13,6 +13,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/eventually"
 	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/pkg/kafkabus"
 	"github.com/kycfield/kyc/pkg/logging"
@@ -71,18 +72,11 @@ func redeliveries(t *testing.T, bus kafkabus.Config, topic string, batch int, a,
 	done := make(chan struct{})
 	go func() { _ = inbox.New(group, r, pool, logging.Discard(), h).WithBatch(batch).Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	eventually.True(t, 30*time.Second, "the consumer past the poison messages", func() bool {
 		var n int
 		_ = pool.QueryRow(context.Background(), `SELECT count(*) FROM effects WHERE event_id = $1`, last.ID).Scan(&n)
-		if n == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("consumer did not get past the poison messages")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return n == 1
+	})
 	counts := map[string]int{}
 	rows, _ := pool.Query(context.Background(), `SELECT event_id, count(*) FROM effects GROUP BY event_id`)
 	for rows.Next() {

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/eventually"
 	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/pkg/kafkabus"
 	"github.com/kycfield/kyc/pkg/logging"
@@ -77,11 +78,7 @@ func TestConsumerJoinsTheProducersTraceAndReportsLag(t *testing.T) {
 	}
 	close(hold)
 	<-seen
-	for deadline := time.Now().Add(10 * time.Second); c.Lag() != 0; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("lag after all = %d, want 0", c.Lag())
-		}
-	}
+	eventually.Value(t, 10*time.Second, "a lag of 0", func() (int64, bool) { lag := c.Lag(); return lag, lag == 0 })
 	ended := spans.Ended()
 	if len(ended) < 3 {
 		t.Fatalf("%d consumer spans ended", len(ended))

@@ -3,6 +3,7 @@ package outbox_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/eventually"
 	"github.com/kycfield/kyc/pkg/kafkabus"
 	"github.com/kycfield/kyc/pkg/kafkatest"
 	"github.com/kycfield/kyc/pkg/logging"
@@ -57,13 +59,39 @@ func setup(t *testing.T) (*pgxpool.Pool, kafkabus.Config, string) {
 // run starts a relay publishing with w until the returned stop is called
 // (or the test ends); stop waits for the relay to return.
 func run(t *testing.T, pool *pgxpool.Pool, w *kafka.Writer) (stop func()) {
+	return runWith(t, pool, w, w)
+}
+
+func runWith(t *testing.T, pool *pgxpool.Pool, pub outbox.Publisher, w *kafka.Writer) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { _ = outbox.NewRelay(pool, w, logging.Discard()).Run(ctx); close(done) }()
+	go func() { _ = outbox.NewRelay(pool, pub, logging.Discard()).Run(ctx); close(done) }()
 	var once sync.Once
 	stop = func() { once.Do(func() { cancel(); <-done; w.Close() }) }
 	t.Cleanup(stop)
 	return stop
+}
+
+// barrier writes one more event for each key and reads events until all of
+// them have arrived, returning everything read before. Events of a key
+// leave in order and share a partition, so an extra event (a rolled-back
+// one, a second publish) would be read before its key's barrier.
+func barrier(t *testing.T, pool *pgxpool.Pool, topic string, reader *kafkatest.Reader, keys ...string) []event.Event {
+	t.Helper()
+	waiting := map[string]bool{}
+	for _, k := range keys {
+		waiting[write(t, pool, topic, k, 1, true)[0]] = true
+	}
+	var before []event.Event
+	for len(waiting) > 0 {
+		e := reader.WaitFor(func(event.Event) bool { return true }, 10*time.Second)
+		if waiting[e.ID] {
+			delete(waiting, e.ID)
+			continue
+		}
+		before = append(before, e)
+	}
+	return before
 }
 
 func unpublished(t *testing.T, pool *pgxpool.Pool) int {
@@ -92,13 +120,13 @@ func TestCommittedEventsArePublishedInOrderAndRolledBackOnesNever(t *testing.T) 
 		}
 	}
 	t.Logf("10 events relayed in %s", time.Since(start))
-	if extra := reader.Collect(500 * time.Millisecond); len(extra) != 0 {
+	if extra := barrier(t, pool, topic, reader, "cus_1"); len(extra) != 0 {
 		t.Fatalf("unexpected extra events: %d", len(extra))
 	}
-	pending := unpublished(t, pool)
-	if pending != 0 {
-		t.Fatalf("%d rows not marked published", pending)
-	}
+	eventually.Value(t, 10*time.Second, "every row marked published", func() (int, bool) {
+		n := unpublished(t, pool)
+		return n, n == 0
+	})
 }
 
 func TestUnreachableBrokerDelaysButLosesNothing(t *testing.T) {
@@ -108,9 +136,21 @@ func TestUnreachableBrokerDelaysButLosesNothing(t *testing.T) {
 	dead.Brokers = []string{"127.0.0.1:1"}
 	w := kafkabus.NewWriter(dead)
 	w.MaxAttempts = 1
-	stop := run(t, pool, w)
+	pub := &recording{w: w, calls: make(chan []string, 16)}
+	stop := runWith(t, pool, pub, w)
 	ids := write(t, pool, topic, "cus_2", 3, true)
-	time.Sleep(time.Second)
+	// Barrier: the relay's second attempt. It offers the same three rows
+	// again, so the failed first one marked none of them.
+	for attempt := 1; attempt <= 2; attempt++ {
+		select {
+		case got := <-pub.calls:
+			if !slices.Equal(got, ids) {
+				t.Fatalf("attempt %d published %v, want %v", attempt, got, ids)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no publish attempt %d", attempt)
+		}
+	}
 	stop()
 	pending := unpublished(t, pool)
 	if pending != 3 {
@@ -129,8 +169,8 @@ func TestOnlyOneRelayPublishes(t *testing.T) {
 	t.Parallel()
 	pool, bus, topic := setup(t)
 	reader := kafkatest.Follow(t, bus, topic)
-	run(t, pool, kafkabus.NewWriter(bus))
-	run(t, pool, kafkabus.NewWriter(bus))
+	stopA := run(t, pool, kafkabus.NewWriter(bus))
+	stopB := run(t, pool, kafkabus.NewWriter(bus))
 	var ids []string
 	for i := range 10 {
 		ids = append(ids, write(t, pool, topic, fmt.Sprintf("cus_%d", i%3), 10, true)...)
@@ -139,7 +179,18 @@ func TestOnlyOneRelayPublishes(t *testing.T) {
 	for range ids {
 		got[reader.WaitFor(func(event.Event) bool { return true }, 10*time.Second).ID]++
 	}
-	for _, e := range reader.Collect(500 * time.Millisecond) {
+	// Once every row is marked published and the two relays are stopped,
+	// they have handed Kafka all they ever will (stopping one between its
+	// publish and its mark would publish again: at least once); a third
+	// relay then publishes a barrier per key, behind any second copy.
+	eventually.Value(t, 10*time.Second, "every row marked published", func() (int, bool) {
+		n := unpublished(t, pool)
+		return n, n == 0
+	})
+	stopA()
+	stopB()
+	run(t, pool, kafkabus.NewWriter(bus))
+	for _, e := range barrier(t, pool, topic, reader, "cus_0", "cus_1", "cus_2") {
 		got[e.ID]++
 	}
 	for _, id := range ids {
@@ -147,4 +198,27 @@ func TestOnlyOneRelayPublishes(t *testing.T) {
 			t.Fatalf("event %s published %d times", id, got[id])
 		}
 	}
+}
+
+// recording is a Publisher that reports the event ids of every attempt.
+type recording struct {
+	w     *kafka.Writer
+	calls chan []string
+}
+
+func (r *recording) WriteMessages(ctx context.Context, msgs ...kafka.Message) error {
+	err := r.w.WriteMessages(ctx, msgs...)
+	var ids []string
+	for _, m := range msgs {
+		for _, h := range m.Headers {
+			if h.Key == "event-id" {
+				ids = append(ids, string(h.Value))
+			}
+		}
+	}
+	select {
+	case r.calls <- ids:
+	default:
+	}
+	return err
 }

@@ -2,6 +2,7 @@ package outbox_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/eventually"
 	"github.com/kycfield/kyc/pkg/kafkabus"
 	"github.com/kycfield/kyc/pkg/logging"
 	"github.com/kycfield/kyc/pkg/outbox"
@@ -79,25 +81,23 @@ func TestRelayPublishesInTheWritersTraceAndBacklogIsMeasured(t *testing.T) {
 	if carried.TraceID() != tid {
 		t.Fatalf("message traceparent %q: not in trace %s", kafkabus.Headers{H: &msg.Headers}.Get("traceparent"), tid)
 	}
-	var found bool
-	for deadline := time.Now().Add(5 * time.Second); !found && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		for _, s := range spans.Ended() { // the span ends once the batch is marked sent
+	// The span ends once the batch is marked sent.
+	eventually.Value(t, 5*time.Second, "an ended span that is the message's "+carried.SpanID().String(), func() (string, bool) {
+		ended := spans.Ended()
+		for _, s := range ended {
 			if s.SpanContext().SpanID() == carried.SpanID() {
-				found = true
 				if s.SpanKind() != trace.SpanKindProducer || s.Parent().SpanID() != sid || s.Name() != "publish "+topic {
 					t.Fatalf("producer span %q kind %v parent %v", s.Name(), s.SpanKind(), s.Parent().SpanID())
 				}
+				return "", true
 			}
 		}
-	}
-	if !found {
-		t.Fatalf("no ended span is the message's %s: %v", carried.SpanID(), spans.Ended())
-	}
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(scrape(tel), `kyc_outbox_backlog{otel_scope_name="test",otel_scope_schema_url="",otel_scope_version=""} 0`); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("after relaying:\n%s", scrape(tel))
-		}
-	}
+		return fmt.Sprint(ended), false
+	})
+	eventually.Value(t, 10*time.Second, "an outbox backlog of 0", func() (string, bool) {
+		m := scrape(tel)
+		return m, strings.Contains(m, `kyc_outbox_backlog{otel_scope_name="test",otel_scope_schema_url="",otel_scope_version=""} 0`)
+	})
 }
 
 func scrape(tel *telemetry.Telemetry) string {

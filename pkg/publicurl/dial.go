@@ -44,17 +44,14 @@ func Resolve(ctx context.Context, r Resolver, host string) error {
 }
 
 // DialControl is a net.Dialer Control function refusing connections to
-// addresses that are not public. It runs after name resolution, on the
-// address actually dialled, so a name that resolved to a public address
-// at registration and to a private one now (DNS rebinding) is refused.
-func DialControl(_, address string, _ syscall.RawConn) error {
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return err
-	}
-	ip := net.ParseIP(host)
-	if ip == nil || !IsPublicIP(ip) {
-		return fmt.Errorf("%w: %s", ErrNotPublic, host)
+// addresses that are not public (the rules of IsPublicIP) and to anything
+// but TCP. It runs after name resolution, on the address actually
+// dialled, so a name that resolved to a public address at registration
+// and to a private one now (DNS rebinding) is refused before a packet
+// leaves.
+func DialControl(network, address string, c syscall.RawConn) error {
+	if err := guard.Safe(network, address, c); err != nil {
+		return fmt.Errorf("%w: %w", ErrNotPublic, err)
 	}
 	return nil
 }

@@ -6,8 +6,11 @@ package publicurl
 
 import (
 	"net"
+	"net/netip"
 	"net/url"
 	"strings"
+
+	"code.dny.dev/ssrf"
 )
 
 // MaxLength is the longest URL accepted.
@@ -86,19 +89,23 @@ func numericHost(host string) bool {
 	return true
 }
 
+// guard holds the address rules: every prefix in the IANA IPv4 and IPv6
+// special-purpose registries (loopback, private, link-local, shared,
+// documentation, benchmarking, 6to4, ...), everything outside IPv6
+// global unicast (so NAT64 64:ff9b::/96 and IPv4-mapped addresses, which
+// reach IPv4 targets such as the metadata address), and multicast. The
+// library is regenerated from the registries, which a hand-written list
+// is not. Any port: a lender's endpoint may listen on 8443. A Guardian is
+// immutable and safe for concurrent use.
+var guard = ssrf.New(ssrf.WithAnyPort())
+
 // IsPublicIP reports whether ip is a globally routable unicast address.
 func IsPublicIP(ip net.IP) bool {
-	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsMulticast() || ip.IsUnspecified() || ip.IsInterfaceLocalMulticast() {
+	a, ok := netip.AddrFromSlice(ip)
+	if !ok {
 		return false
 	}
-	if v4 := ip.To4(); v4 != nil {
-		// 100.64.0.0/10 carrier-grade NAT, 0.0.0.0/8, 192.0.0.0/24, 198.18.0.0/15, 240.0.0.0/4
-		switch {
-		case v4[0] == 0, v4[0] == 100 && v4[1]&0xc0 == 64, v4[0] == 192 && v4[1] == 0 && v4[2] == 0,
-			v4[0] == 198 && (v4[1] == 18 || v4[1] == 19), v4[0] >= 240:
-			return false
-		}
-	}
-	return true
+	// net.ParseIP keeps IPv4 in 16 bytes; an IPv4 address is judged by
+	// the IPv4 registry (169.254.169.254 and ::ffff:169.254.169.254 alike).
+	return guard.SafeAddr(a.Unmap()) == nil
 }

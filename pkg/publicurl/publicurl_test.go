@@ -40,6 +40,15 @@ func TestCheck(t *testing.T) {
 		{"https://0x7f.0.0.1/x", false, "must point to a public host"},
 		{"https://0177.0.0.1/x", false, "must point to a public host"},
 		{"https://2130706433/x", false, "must point to a public host"},
+		{"https://[64:ff9b::a9fe:a9fe]/latest/meta-data", false, "must point to a public host"},
+		{"https://[64:ff9b::a00:1]/x", false, "must point to a public host"},
+		{"https://[2002:a9fe:a9fe::1]/x", false, "must point to a public host"},
+		{"https://[2002:808:808::1]/x", false, "must point to a public host"},
+		{"https://[::ffff:169.254.169.254]/x", false, "must point to a public host"},
+		{"https://[::ffff:10.0.0.1]/x", false, "must point to a public host"},
+		{"https://[::ffff:a9fe:a9fe]/x", false, "must point to a public host"},
+		{"https://192.0.2.1/x", false, "must point to a public host"},
+		{"https://[2001:db8::1]/x", false, "must point to a public host"},
 		{"https://8.8.8.8/x", false, ""},
 		{"https://[2001:4860:4860::8888]/x", false, ""},
 		{"https://cafe.example/x", false, ""},
@@ -58,6 +67,9 @@ func TestIsPublicIP(t *testing.T) {
 		"100.64.0.1": false, "100.127.255.255": false, "100.128.0.1": true, "0.1.2.3": false, "192.0.0.8": false,
 		"198.18.0.1": false, "198.19.255.255": false, "198.20.0.1": true, "224.0.0.1": false, "255.255.255.255": false,
 		"::1": false, "::": false, "fe80::1": false, "fc00::1": false, "ff02::1": false,
+		"169.254.169.254": false, "::ffff:169.254.169.254": false, "::ffff:10.0.0.1": false, "::ffff:8.8.8.8": true,
+		"64:ff9b::a9fe:a9fe": false, "64:ff9b::808:808": false, "64:ff9b:1::1": false, "2002:a9fe:a9fe::1": false,
+		"2002:808:808::1": false, "2001:db8::1": false, "192.0.2.1": false, "198.51.100.1": false, "203.0.113.1": false,
 	} {
 		if got := IsPublicIP(net.ParseIP(s)); got != want {
 			t.Errorf("IsPublicIP(%s) = %v, want %v", s, got, want)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kycfield/kyc/pkg/eventually"
 	"github.com/kycfield/kyc/pkg/health"
 	"github.com/kycfield/kyc/pkg/logging"
 	"github.com/kycfield/kyc/pkg/server"
@@ -74,13 +75,7 @@ func TestShutdownDrainsRequestsAndWorkInHand(t *testing.T) {
 		t.Fatalf("readyz before SIGTERM: %d", code)
 	}
 	sigterm()
-	deadline := time.Now().Add(5 * time.Second)
-	for hl.Draining() == false {
-		if time.Now().After(deadline) {
-			t.Fatal("never started draining")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	eventually.True(t, 5*time.Second, "draining", hl.Draining)
 	close(finishRequest)
 	if got := <-answered; got != "done" {
 		t.Fatalf("the request in flight got %q", got)
@@ -129,9 +124,7 @@ func TestLingerServesWithReadinessFailing(t *testing.T) {
 	}()
 	base := "http://" + <-addr
 	sigterm()
-	for !hl.Draining() {
-		time.Sleep(5 * time.Millisecond)
-	}
+	eventually.True(t, 5*time.Second, "draining", hl.Draining)
 	if code := get(t, base+"/readyz"); code != http.StatusServiceUnavailable {
 		t.Errorf("readyz while lingering: %d", code)
 	}

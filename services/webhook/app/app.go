@@ -44,9 +44,10 @@ type Config struct {
 	// ("id:base64-32-bytes,..."); SecretActiveKey seals new ones.
 	SecretKeys      string `env:"WEBHOOK_SECRET_KEYS" envDefault:"local1:pigStF+HzcWvUb79xmSTAVujaEmOnedY/rZ/g0BdLCI=" secret:"true"`
 	SecretActiveKey string `env:"WEBHOOK_SECRET_ACTIVE_KEY" envDefault:"local1"`
-	// AllowPrivate lets endpoints point at loopback and private addresses:
-	// on for make run and tests (receivers on 127.0.0.1), off in
-	// production, where it would open the internal network to clients.
+	// AllowPrivate lets sandbox endpoints point at loopback and private
+	// addresses: on for make run and tests (receivers on 127.0.0.1), off
+	// in production, where it would open the internal network to clients.
+	// Live endpoints are held to public addresses whatever it says.
 	AllowPrivate bool `env:"WEBHOOK_ALLOW_PRIVATE" envDefault:"false"`
 	// Schedule is the delay before each attempt (tests shorten it).
 	Schedule     string        `env:"WEBHOOK_RETRY_SCHEDULE" envDefault:"0s,5s,5m,30m,2h,5h,10h,10h"`
@@ -76,14 +77,14 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		Topics: topics, MaxConns: 16}
 	return platform.Run(ctx, log, opts, cfg.HTTPAddr, onListen, func(ctx context.Context, base *platform.Base) error {
 		store := postgres.New(base.DB, keys, base.Bus.Topic(event.TopicWebhook), events.Disabled)
-		policy := webhook.URLPolicy{AllowPrivate: cfg.AllowPrivate, Resolver: net.DefaultResolver}
+		policy := webhook.URLPolicy{SandboxPrivate: cfg.AllowPrivate, Resolver: net.DefaultResolver}
 		svc := webhook.NewService(store, policy, time.Now)
 		eps := httpapi.MakeEndpoints(svc, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
 		httpapi.Register(base.Mux, eps, base.Protect, log)
 		// Batches: one commit per batch of waiting events keeps the schedule
 		// fed at hundreds of events a second (BENCHMARKS.md section 6).
 		base.Subscribe(events.Subscriptions(store.Within, cfg.PublicURL)...)
-		client := dispatch.NewClient(cfg.AllowPrivate, cfg.Timeout)
+		client := dispatch.NewClient(policy, cfg.Timeout)
 		client.Transport = base.Tel.Transport(client.Transport)
 		d := dispatch.New(dispatch.Config{Workers: cfg.Workers, PerEndpoint: cfg.PerEndpoint, Schedule: sched,
 			DisableAfter: cfg.DisableAfter, Poll: cfg.Poll}, store, base.DB, client, log).

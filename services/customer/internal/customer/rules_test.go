@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/optional"
 )
 
 func TestNormalizeName(t *testing.T) {
@@ -220,4 +223,20 @@ func FuzzNormalizeEmail(f *testing.F) {
 			t.Fatalf("not idempotent: %q -> %q -> %q", in, got, again)
 		}
 	})
+}
+
+// A document link in a create body must point to a public host, whatever
+// spelling reaches the metadata address or the private network.
+func TestDocumentLinksMustBePublic(t *testing.T) {
+	for url, ok := range map[string]bool{
+		"https://files.example.com/id.pdf": true, "http://files.example.com/id.pdf": true,
+		"https://10.0.0.1/id.pdf": false, "https://169.254.169.254/latest": false, "https://[64:ff9b::a9fe:a9fe]/latest": false,
+		"https://[2002:a9fe:a9fe::1]/id.pdf": false, "https://[::ffff:169.254.169.254]/id.pdf": false, "https://[::ffff:10.0.0.1]/id.pdf": false,
+	} {
+		var ck apperr.Checker
+		checkDocument(&ck, DocumentInput{DocumentType: optional.Of("ID_CARD"), FileURL: optional.Of(url)}, "documents[0].", EnvTest)
+		if err := ck.Err(); (err == nil) != ok {
+			t.Errorf("%s: %v", url, err)
+		}
+	}
 }

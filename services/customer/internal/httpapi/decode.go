@@ -30,23 +30,6 @@ var createOnly = []jsonbody.Refused{
 
 var updateRefused = append(append([]jsonbody.Refused{}, readOnly...), createOnly...)
 
-// DecodeCreate turns a POST /customers body into a CreateInput; type,
-// read-only and unknown-field problems are returned together as one
-// validation error.
-func DecodeCreate(raw []byte) (customer.CreateInput, error) {
-	o, err := jsonbody.Parse(raw)
-	if err != nil {
-		return customer.CreateInput{}, err
-	}
-	return createFrom(o)
-}
-
-func createFrom(o *jsonbody.Object) (customer.CreateInput, error) {
-	var in customer.CreateInput
-	o.Into(&in, readOnly...)
-	return in, o.Err()
-}
-
 // updateFrom reads a PUT body: personal fields only, at least one member.
 func updateFrom(o *jsonbody.Object) (customer.Fields, error) {
 	var in customer.Fields
@@ -54,11 +37,5 @@ func updateFrom(o *jsonbody.Object) (customer.Fields, error) {
 	if o.Len() == 0 {
 		o.Fail("body", "must contain at least one field to update")
 	}
-	return in, o.Err()
-}
-
-func addressFrom(o *jsonbody.Object) (customer.AddressInput, error) {
-	var in customer.AddressInput
-	o.Into(&in)
 	return in, o.Err()
 }

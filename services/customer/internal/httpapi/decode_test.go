@@ -1,15 +1,56 @@
 package httpapi
 
 import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/kycfield/kyc/pkg/apperr"
-	"github.com/kycfield/kyc/pkg/jsonbody"
+	"github.com/kycfield/kyc/pkg/envelope"
+	"github.com/kycfield/kyc/pkg/kitserver"
+	"github.com/kycfield/kyc/pkg/logging"
+	"github.com/kycfield/kyc/pkg/principal"
+	"github.com/kycfield/kyc/pkg/telemetry"
 )
 
-func TestDecodeCreateReportsEveryProblem(t *testing.T) {
+// routes serves the customer routes as Register mounts them, with no
+// service behind: a request that fails to decode never needs one.
+func routes(t testing.TB) *http.ServeMux {
+	t.Helper()
+	tel, err := telemetry.New(context.Background(), "customer-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	eps := MakeEndpoints(nil, kitserver.NewInstrumenter(logging.Discard(), tel.Meter("customer")))
+	protect := func(h http.Handler, _ ...principal.Kind) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h.ServeHTTP(w, r.WithContext(principal.With(r.Context(), principal.Principal{Kind: principal.KindAPIKey, OrgID: "org_1", Env: principal.EnvTest})))
+		})
+	}
+	Register(mux, eps, protect, logging.Discard())
+	return mux
+}
+
+// refused sends body to a route that must refuse it and returns the
+// error it answers with.
+func refused(t *testing.T, mux *http.ServeMux, method, path, body string) *envelope.ErrorBody {
+	t.Helper()
+	w := httptest.NewRecorder()
+	mux.ServeHTTP(w, httptest.NewRequest(method, path, strings.NewReader(body)))
+	var resp envelope.Response
+	if err := json.Unmarshal(w.Body.Bytes(), &resp); err != nil || resp.Error == nil || w.Code != http.StatusBadRequest {
+		t.Fatalf("%s %s %.60q: %d %s, want 400", method, path, body, w.Code, w.Body)
+	}
+	return resp.Error
+}
+
+func TestCreateReportsEveryProblem(t *testing.T) {
+	mux := routes(t)
 	cases := []struct {
 		name   string
 		body   string
@@ -28,17 +69,12 @@ func TestDecodeCreateReportsEveryProblem(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := DecodeCreate([]byte(c.body))
-			e, ok := apperr.As(err)
-			if !ok || e.Code != c.code {
-				t.Fatalf("got %v, want %s", err, c.code)
+			e := refused(t, mux, "POST", "/api/v1/customers", c.body)
+			if e.Code != c.code {
+				t.Fatalf("got %s %+v, want %s", e.Code, e.Details, c.code)
 			}
 			for _, f := range c.fields {
-				found := false
-				for _, d := range e.Details {
-					found = found || d.Field == f
-				}
-				if !found {
+				if !hasDetail(e.Details, f) {
 					t.Errorf("no detail for %s in %+v", f, e.Details)
 				}
 			}
@@ -49,18 +85,19 @@ func TestDecodeCreateReportsEveryProblem(t *testing.T) {
 // The details name every problem, in a stable order: read-only members,
 // unknown ones by name, then wrong types in field order, nested ones with
 // their paths.
-func TestDecodeCreateDetailsInOrder(t *testing.T) {
-	_, err := DecodeCreate([]byte(`{"zip":1,"status":"X","phone":5,"addresses":[{"city":1,"zip":2},3],
-		"documents":[{"fileSize":1.5}],"relogReason":[],"id":"cus_1"}`))
+func TestCreateDetailsInOrder(t *testing.T) {
+	e := refused(t, routes(t), "POST", "/api/v1/customers", `{"zip":1,"status":"X","phone":5,"addresses":[{"city":1,"zip":2},3],
+		"documents":[{"fileSize":1.5}],"relogReason":[],"id":"cus_1"}`)
 	want := []string{"id: is read-only", "status: is read-only", "zip: unknown field", "phone: must be a string",
 		"relogReason: must be a string", "addresses[1]: must be an object", "addresses[0].zip: unknown field",
 		"addresses[0].city: must be a string", "documents[0].fileSize: must be an integer"}
-	if got := detailList(t, err); !slices.Equal(got, want) {
+	if got := detailList(t, e); !slices.Equal(got, want) {
 		t.Fatalf("details\n got  %q\n want %q", got, want)
 	}
 }
 
-func TestDecodeUpdate(t *testing.T) {
+func TestUpdateRefusals(t *testing.T) {
+	mux := routes(t)
 	cases := []struct {
 		body string
 		want []string
@@ -74,35 +111,23 @@ func TestDecodeUpdate(t *testing.T) {
 			"nick: unknown field", "firstName: must be a string"}},
 	}
 	for _, c := range cases {
-		o, err := jsonbody.Parse([]byte(c.body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = updateFrom(o)
-		if got := detailList(t, err); !slices.Equal(got, c.want) {
+		if got := detailList(t, refused(t, mux, "PUT", "/api/v1/customers/cus_1", c.body)); !slices.Equal(got, c.want) {
 			t.Errorf("%s: details\n got  %q\n want %q", c.body, got, c.want)
 		}
 	}
-	o, _ := jsonbody.Parse([]byte(`{"email":null,"phone":"+2348031234567"}`))
-	in, err := updateFrom(o)
-	if err != nil || !in.Email.Null || in.Phone.V != "+2348031234567" || in.FirstName.Set {
-		t.Fatalf("got %+v, %v", in, err)
-	}
 }
 
-func TestDecodeAddress(t *testing.T) {
-	o, _ := jsonbody.Parse([]byte(`{"city":"Ikeja","state":7,"id":"adr_1"}`))
-	_, err := addressFrom(o)
-	if got, want := detailList(t, err), []string{"id: unknown field", "state: must be a string"}; !slices.Equal(got, want) {
+func TestAddAddressRefusals(t *testing.T) {
+	e := refused(t, routes(t), "POST", "/api/v1/customers/cus_1/addresses", `{"city":"Ikeja","state":7,"id":"adr_1"}`)
+	if got, want := detailList(t, e), []string{"id: unknown field", "state: must be a string"}; !slices.Equal(got, want) {
 		t.Fatalf("details %q, want %q", got, want)
 	}
 }
 
-func detailList(t *testing.T, err error) []string {
+func detailList(t *testing.T, e *envelope.ErrorBody) []string {
 	t.Helper()
-	e, ok := apperr.As(err)
-	if !ok || e.Code != apperr.CodeValidation {
-		t.Fatalf("got %v, want a validation error", err)
+	if e.Code != apperr.CodeValidation {
+		t.Fatalf("got %s, want a validation error", e.Code)
 	}
 	var out []string
 	for _, d := range e.Details {
@@ -111,16 +136,29 @@ func detailList(t *testing.T, err error) []string {
 	return out
 }
 
-func TestDecodeCreateKeepsAbsentNullAndSetApart(t *testing.T) {
-	in, err := DecodeCreate([]byte(`{"firstName":"Ngozi","email":null,"addresses":[{"city":"Lagos"}]}`))
+// request is a JSON request with a caller, as the gateway hands it on.
+func request(method, path, body string) *http.Request {
+	r := httptest.NewRequest(method, path, strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	return r.WithContext(principal.With(r.Context(), principal.Principal{Kind: principal.KindAPIKey, OrgID: "org_1", Env: principal.EnvTest}))
+}
+
+// What the decoders hand the service keeps absent, null and set apart.
+func TestDecodersKeepAbsentNullAndSetApart(t *testing.T) {
+	c, err := decodeCreate(context.Background(), request("POST", "/api/v1/customers", `{"firstName":"Ngozi","email":null,"addresses":[{"city":"Lagos"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
+	in := c.in
 	if !in.FirstName.Has() || in.FirstName.V != "Ngozi" || !in.Email.Set || !in.Email.Null || in.Phone.Set {
 		t.Fatalf("fields: %+v", in.Fields)
 	}
 	if len(in.Addresses.V) != 1 || in.Addresses.V[0].City.V != "Lagos" || in.Addresses.V[0].State.Set {
 		t.Fatalf("addresses: %+v", in.Addresses)
+	}
+	u, err := decodeUpdate(context.Background(), request("PUT", "/api/v1/customers/cus_1", `{"email":null,"phone":"+2348031234567"}`))
+	if err != nil || !u.in.Email.Null || u.in.Phone.V != "+2348031234567" || u.in.FirstName.Set {
+		t.Fatalf("update: %+v, %v", u.in, err)
 	}
 }
 
@@ -135,7 +173,7 @@ func FuzzDecodeCreate(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		_, err := DecodeCreate([]byte(body))
+		_, err := decodeCreate(context.Background(), request("POST", "/api/v1/customers", body))
 		if err == nil {
 			return
 		}

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -10,28 +9,14 @@ import (
 
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/envelope"
-	"github.com/kycfield/kyc/pkg/kitserver"
-	"github.com/kycfield/kyc/pkg/logging"
 	"github.com/kycfield/kyc/pkg/principal"
-	"github.com/kycfield/kyc/pkg/telemetry"
 	"github.com/kycfield/kyc/services/customer/internal/customer"
 )
 
 // Requests that fail to decode are answered through the real routes
 // without reaching the service (here there is none).
 func TestRoutesAnswerDecodeErrors(t *testing.T) {
-	tel, err := telemetry.New(context.Background(), "customer-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	eps := MakeEndpoints(nil, kitserver.NewInstrumenter(logging.Discard(), tel.Meter("customer")))
-	protect := func(h http.Handler, _ ...principal.Kind) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			h.ServeHTTP(w, r.WithContext(principal.With(r.Context(), principal.Principal{Kind: principal.KindAPIKey, OrgID: "org_1", Env: principal.EnvTest})))
-		})
-	}
-	Register(mux, eps, protect, logging.Discard())
+	mux := routes(t)
 	cases := []struct {
 		method, path, ctype, body string
 		status                    int

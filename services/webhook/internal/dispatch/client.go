@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/kycfield/kyc/pkg/publicurl"
@@ -24,17 +25,27 @@ import (
 // maxLogged is how much of a response body the delivery log keeps.
 const maxLogged = 1 << 10
 
-// NewClient returns the HTTP client deliveries use. Unless allowPrivate,
-// its dialer refuses any address that is not public, after resolution
-// (so DNS rebinding cannot reach the internal network); no proxy from the
-// environment is used, for the same reason; redirects are returned as
-// they are (a 3xx is a failed attempt, never followed).
-func NewClient(allowPrivate bool, timeout time.Duration) *http.Client {
-	d := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
-	if !allowPrivate {
-		d.Control = publicurl.DialControl
+// NewClient returns the HTTP client deliveries use. Its dialer refuses
+// any address that is not public, after resolution (so DNS rebinding
+// cannot reach the internal network), unless p allows private targets in
+// the endpoint's environment: the rule that accepted the URL is the one
+// that connects to it, so a live endpoint never reaches a private address
+// whatever WEBHOOK_ALLOW_PRIVATE says. No proxy from the environment is
+// used, for the same reason; redirects are returned as they are (a 3xx is
+// a failed attempt, never followed). Host names are resolved with
+// p.Resolver (the system's when nil).
+func NewClient(p webhook.URLPolicy, timeout time.Duration) *http.Client {
+	tr := byEnv{policy: p, public: newTransport(p.Resolver, publicurl.DialControl)}
+	if p.AllowsPrivate(webhook.EnvTest) {
+		tr.private = newTransport(p.Resolver, nil)
 	}
-	tr := &http.Transport{
+	return &http.Client{Transport: tr, Timeout: timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+func newTransport(r *net.Resolver, control func(string, string, syscall.RawConn) error) *http.Transport {
+	d := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second, Resolver: r, Control: control}
+	return &http.Transport{
 		DialContext:         d.DialContext,
 		ForceAttemptHTTP2:   true,
 		TLSHandshakeTimeout: 5 * time.Second,
@@ -45,8 +56,35 @@ func NewClient(allowPrivate bool, timeout time.Duration) *http.Client {
 		MaxIdleConnsPerHost: 64,
 		IdleConnTimeout:     90 * time.Second,
 	}
-	return &http.Client{Transport: tr, Timeout: timeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// envKey carries the endpoint's environment from Send to byEnv.
+type envKey struct{}
+
+// byEnv sends a request through the transport its endpoint's environment
+// may use. Each has its own connection pool, so a connection dialled to a
+// private address for a sandbox endpoint is never reused for a live one
+// on the same host and port. A request without an environment goes the
+// guarded way.
+type byEnv struct {
+	policy          webhook.URLPolicy
+	public, private *http.Transport
+}
+
+func (t byEnv) RoundTrip(r *http.Request) (*http.Response, error) {
+	if env, _ := r.Context().Value(envKey{}).(string); t.private != nil && t.policy.AllowsPrivate(env) {
+		return t.private.RoundTrip(r)
+	}
+	return t.public.RoundTrip(r)
+}
+
+// CloseIdleConnections closes both pools' idle connections (what
+// http.Client.CloseIdleConnections asks of its transport).
+func (t byEnv) CloseIdleConnections() {
+	t.public.CloseIdleConnections()
+	if t.private != nil {
+		t.private.CloseIdleConnections()
+	}
 }
 
 // Send makes one signed attempt of m to e and reports it.
@@ -57,7 +95,7 @@ func Send(ctx context.Context, c *http.Client, e webhook.Endpoint, m webhook.Mes
 		a.Error = "the endpoint's secret is unusable"
 		return a
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.URL, bytes.NewReader(m.Body))
+	req, err := http.NewRequestWithContext(context.WithValue(ctx, envKey{}, e.Env), http.MethodPost, e.URL, bytes.NewReader(m.Body))
 	if err != nil {
 		a.Error = "the endpoint URL is unusable"
 		return a

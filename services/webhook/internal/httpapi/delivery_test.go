@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -12,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kycfield/kyc/pkg/eventually"
 	"github.com/kycfield/kyc/pkg/ids"
 	"github.com/kycfield/kyc/services/webhook/internal/dispatch"
 	"github.com/kycfield/kyc/services/webhook/internal/httpapi"
@@ -55,7 +58,7 @@ func TestVerificationEventsAreDeliveredSigned(t *testing.T) {
 	up := f.publish(who, "verification.address.updated", addressUpdated(cus, adr, 3))
 	done := f.publish(who, "verification.completed", completed(cus, adr))
 	f.publish(newTenant(), "verification.completed", completed(ids.New("cus"), ids.New("adr"))) // someone else's
-	waitFor(t, "two deliveries", func() bool { return len(rc.requests()) == 2 && len(only.requests()) == 1 })
+	eventually.True(t, patience, "two deliveries", func() bool { return len(rc.requests()) == 2 && len(only.requests()) == 1 })
 	byType := map[string]received{}
 	for _, r := range rc.requests() {
 		if err := verify(t, e.Secret, r); err != nil {
@@ -121,7 +124,7 @@ func TestVerificationEventsAreDeliveredSigned(t *testing.T) {
 	if err := f.consumer.Apply(context.Background(), done); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "both logged as succeeded", func() bool {
+	eventually.True(t, patience, "both logged as succeeded", func() bool {
 		return len(f.deliveries(who, e.ID, "?status=succeeded").Deliveries) == 2
 	})
 	if l := f.deliveries(who, e.ID, ""); len(l.Deliveries) != 2 {
@@ -144,7 +147,7 @@ func TestFailingReceiverIsRetriedUntilItSucceeds(t *testing.T) {
 	e := f.endpoint(who, rc.URL, nil)
 	f.publish(who, "verification.completed", completed(ids.New("cus"), ids.New("adr")))
 	var d httpapi.Delivery
-	waitFor(t, "success", func() bool {
+	eventually.True(t, patience, "success", func() bool {
 		l := f.deliveries(who, e.ID, "")
 		d = l.Deliveries[0]
 		return d.Status == webhook.StatusSucceeded
@@ -196,12 +199,12 @@ func TestScheduleSurvivesARestart(t *testing.T) {
 	})
 	e := f.endpoint(who, rc.URL, nil)
 	f.publish(who, "verification.completed", completed(ids.New("cus"), ids.New("adr")))
-	waitFor(t, "a first failure", func() bool { return len(rc.requests()) >= 1 })
+	eventually.True(t, patience, "a first failure", func() bool { return len(rc.requests()) >= 1 })
 	f.stop()
 	before := len(rc.requests())
 	close(healthy)
 	f.start()
-	waitFor(t, "delivery after restart", func() bool {
+	eventually.True(t, patience, "delivery after restart", func() bool {
 		return f.deliveries(who, e.ID, "").Deliveries[0].Status == webhook.StatusSucceeded
 	})
 	d := f.deliveries(who, e.ID, "").Deliveries[0]
@@ -218,7 +221,7 @@ func TestGoneDisablesTheEndpoint(t *testing.T) {
 	rc := newReceiver(t, func(int, []byte) int { return http.StatusGone })
 	e := f.endpoint(who, rc.URL, nil)
 	f.publish(who, "verification.completed", completed(ids.New("cus"), ids.New("adr")))
-	waitFor(t, "disabled", func() bool {
+	eventually.True(t, patience, "disabled", func() bool {
 		return !decode[httpapi.Endpoint](t, f.call(who, "GET", "/api/v1/webhooks/"+e.ID, nil)).Enabled
 	})
 	got := decode[httpapi.Endpoint](t, f.call(who, "GET", "/api/v1/webhooks/"+e.ID, nil))
@@ -246,7 +249,7 @@ func TestEndpointFailingTooLongIsDisabled(t *testing.T) {
 	rc := newReceiver(t, func(int, []byte) int { return http.StatusBadGateway })
 	e := f.endpoint(who, rc.URL, nil)
 	f.publish(who, "verification.completed", completed(ids.New("cus"), ids.New("adr")))
-	waitFor(t, "disabled", func() bool {
+	eventually.True(t, patience, "disabled", func() bool {
 		return !decode[httpapi.Endpoint](t, f.call(who, "GET", "/api/v1/webhooks/"+e.ID, nil)).Enabled
 	})
 	assertDisabledEvent(t, f, e.ID, webhook.DisabledFailing)
@@ -257,7 +260,7 @@ func TestEndpointFailingTooLongIsDisabled(t *testing.T) {
 	if r := f.call(who, "PATCH", "/api/v1/webhooks/"+e.ID, map[string]any{"enabled": true}); r.status != http.StatusOK {
 		t.Fatalf("enable: %d %s", r.status, r.body)
 	}
-	waitFor(t, "resumed delivery", func() bool {
+	eventually.True(t, patience, "resumed delivery", func() bool {
 		return f.deliveries(who, e.ID, "").Deliveries[0].Status == webhook.StatusSucceeded
 	})
 }
@@ -293,7 +296,7 @@ func TestRotationSignsWithBothSecrets(t *testing.T) {
 	if r := f.call(who, "POST", "/api/v1/webhooks/"+e.ID+"/test", nil); r.status != http.StatusAccepted {
 		t.Fatalf("test: %d %s", r.status, r.body)
 	}
-	waitFor(t, "test event", func() bool { return len(rc.requests()) == 1 })
+	eventually.True(t, patience, "test event", func() bool { return len(rc.requests()) == 1 })
 	got := rc.requests()[0]
 	if n := len(strings.Fields(got.header.Get("webhook-signature"))); n != 2 {
 		t.Fatalf("%d signatures", n)
@@ -323,7 +326,7 @@ func TestRecoverResendsExactlyTheFailedOnes(t *testing.T) {
 	})
 	e := f.endpoint(who, rc.URL, nil)
 	older := f.publish(who, "verification.completed", completed(ids.New("cus"), ids.New("adr")))
-	waitFor(t, "older exhausted", func() bool { return f.deliveries(who, e.ID, "").Deliveries[0].Status == webhook.StatusExhausted })
+	eventually.True(t, patience, "older exhausted", func() bool { return f.deliveries(who, e.ID, "").Deliveries[0].Status == webhook.StatusExhausted })
 	since := time.Now().UTC()
 	var failed []string
 	for range 3 {
@@ -332,7 +335,7 @@ func TestRecoverResendsExactlyTheFailedOnes(t *testing.T) {
 	lucky := completed(ids.New("cus"), ids.New("adr"))
 	lucky["customerName"] = "Lucky Day"
 	f.publish(who, "verification.completed", lucky)
-	waitFor(t, "failures exhausted", func() bool {
+	eventually.True(t, patience, "failures exhausted", func() bool {
 		return len(f.deliveries(who, e.ID, "?status=exhausted").Deliveries) == 4 &&
 			len(f.deliveries(who, e.ID, "?status=succeeded").Deliveries) == 1
 	})
@@ -344,7 +347,7 @@ func TestRecoverResendsExactlyTheFailedOnes(t *testing.T) {
 	if r.status != http.StatusAccepted || decode[struct{ Recovered int }](t, r).Recovered != 3 {
 		t.Fatalf("recover: %d %s", r.status, r.body)
 	}
-	waitFor(t, "recovered", func() bool { return len(f.deliveries(who, e.ID, "?status=succeeded").Deliveries) == 4 })
+	eventually.True(t, patience, "recovered", func() bool { return len(f.deliveries(who, e.ID, "?status=succeeded").Deliveries) == 4 })
 	resent := map[string]bool{}
 	for _, q := range rc.requests()[before:] {
 		resent[q.header.Get("webhook-id")] = true
@@ -369,7 +372,7 @@ func TestRetryResendsOneDelivery(t *testing.T) {
 	rc := newReceiver(t, nil)
 	e := f.endpoint(who, rc.URL, nil)
 	f.publish(who, "verification.rejected", completed(ids.New("cus"), ids.New("adr")))
-	waitFor(t, "delivered", func() bool { return len(f.deliveries(who, e.ID, "?status=succeeded").Deliveries) == 1 })
+	eventually.True(t, patience, "delivered", func() bool { return len(f.deliveries(who, e.ID, "?status=succeeded").Deliveries) == 1 })
 	d := f.deliveries(who, e.ID, "?eventType=verification.rejected").Deliveries[0]
 	if r := f.call(newTenant(), "POST", "/api/v1/webhooks/"+e.ID+"/deliveries/"+d.ID+"/retry", nil); r.status != http.StatusNotFound {
 		t.Fatalf("retry by another organization: %d", r.status)
@@ -377,8 +380,8 @@ func TestRetryResendsOneDelivery(t *testing.T) {
 	if r := f.call(who, "POST", "/api/v1/webhooks/"+e.ID+"/deliveries/"+d.ID+"/retry", nil); r.status != http.StatusAccepted {
 		t.Fatalf("retry: %d %s", r.status, r.body)
 	}
-	waitFor(t, "resent", func() bool { return len(rc.requests()) == 2 })
-	waitFor(t, "logged", func() bool { return f.deliveries(who, e.ID, "").Deliveries[0].AttemptCount == 2 })
+	eventually.True(t, patience, "resent", func() bool { return len(rc.requests()) == 2 })
+	eventually.True(t, patience, "logged", func() bool { return f.deliveries(who, e.ID, "").Deliveries[0].AttemptCount == 2 })
 	d = f.deliveries(who, e.ID, "").Deliveries[0]
 	if d.Status != webhook.StatusSucceeded || d.Attempts[1].Trigger != "manual" {
 		t.Fatalf("after retry %+v", d)
@@ -397,7 +400,7 @@ func TestDeliveryLogPagesAndFilters(t *testing.T) {
 		f.publish(who, "verification.address.updated", addressUpdated(cus, ids.New("adr"), i+1))
 	}
 	f.publish(who, "verification.completed", completed(cus, ids.New("adr")))
-	waitFor(t, "six deliveries", func() bool { return len(rc.requests()) == 6 })
+	eventually.True(t, patience, "six deliveries", func() bool { return len(rc.requests()) == 6 })
 	seen := map[string]bool{}
 	cursor := ""
 	for page := 0; ; page++ {
@@ -435,36 +438,73 @@ func TestHangingEndpointDoesNotHoldUpOthers(t *testing.T) {
 	for range 20 {
 		f.publish(slow, "verification.completed", completed(ids.New("cus"), ids.New("adr")))
 	}
-	waitFor(t, "the hanging endpoint's requests", func() bool { return len(hang.requests()) == f.cfg.PerEndpoint })
+	eventually.True(t, patience, "the hanging endpoint's requests", func() bool { return len(hang.requests()) == f.cfg.PerEndpoint })
 	rc := newReceiver(t, nil)
 	f.endpoint(fast, rc.URL, nil)
 	start := time.Now()
 	f.publish(fast, "verification.completed", completed(ids.New("cus"), ids.New("adr")))
-	waitFor(t, "the other organization's delivery", func() bool { return len(rc.requests()) == 1 })
+	eventually.True(t, patience, "the other organization's delivery", func() bool { return len(rc.requests()) == 1 })
 	t.Logf("delivered in %v beside a hanging endpoint", time.Since(start))
 	if n := len(hang.requests()); n != f.cfg.PerEndpoint {
 		t.Fatalf("%d requests to the hanging endpoint, want its limit %d", n, f.cfg.PerEndpoint)
 	}
 }
 
-// With private targets off, the dialer refuses a loopback address at
-// connect time (a name that resolved to a public address at registration
-// and to 127.0.0.1 now), and a redirect is never followed.
+// With private targets off, the dialer refuses a non-public address at
+// connect time, in either environment: a name that resolved to a public
+// address at registration and resolves now to loopback, or to the
+// metadata address through NAT64, 6to4 or an IPv4-mapped address. A
+// redirect is never followed.
 func TestDialerRefusesPrivateAddressesAndRedirects(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t, nil)
+	port := rc.Listener.Addr().(*net.TCPAddr).Port
 	m, _ := webhook.NewMessage("m1", webhook.TypeTest, "org", "test", time.Now(), map[string]any{})
-	e := webhook.Endpoint{URL: strings.Replace(rc.URL, "127.0.0.1", "localhost", 1), Secret: signing.NewSecret()}
-	a := dispatch.Send(context.Background(), dispatch.NewClient(false, 5*time.Second), e, m, time.Now())
-	if a.Succeeded || a.StatusCode != 0 || !strings.Contains(a.Error, "non-public") || len(rc.requests()) != 0 {
-		t.Fatalf("strict client to localhost: %+v, %d requests", a, len(rc.requests()))
+	strict := dispatch.NewClient(webhook.URLPolicy{Resolver: hosts}, 5*time.Second)
+	for _, host := range []string{"localhost", "rebind.example.com", "nat64.example.com", "6to4.example.com", "mapped.example.com",
+		"mapped10.example.com"} {
+		for _, env := range []string{webhook.EnvTest, "live"} {
+			e := webhook.Endpoint{Env: env, URL: fmt.Sprintf("http://%s:%d/", host, port), Secret: signing.NewSecret()}
+			if a := dispatch.Send(context.Background(), strict, e, m, time.Now()); a.Succeeded || a.StatusCode != 0 || !strings.Contains(a.Error, "non-public") {
+				t.Errorf("strict client to %s (%s): %+v", host, env, a)
+			}
+		}
+	}
+	if n := len(rc.requests()); n != 0 {
+		t.Fatalf("%d requests reached the loopback receiver", n)
 	}
 	redirect := newReceiver(t, nil)
 	redirect.Config.Handler = http.RedirectHandler(rc.URL, http.StatusFound)
-	e.URL = redirect.URL
-	a = dispatch.Send(context.Background(), dispatch.NewClient(true, 5*time.Second), e, m, time.Now())
+	e := webhook.Endpoint{Env: webhook.EnvTest, URL: redirect.URL, Secret: signing.NewSecret()}
+	a := dispatch.Send(context.Background(), dispatch.NewClient(webhook.URLPolicy{SandboxPrivate: true}, 5*time.Second), e, m, time.Now())
 	if a.Succeeded || a.StatusCode != http.StatusFound || len(rc.requests()) != 0 {
 		t.Fatalf("redirect: %+v, %d requests to its target", a, len(rc.requests()))
+	}
+}
+
+// With private targets on (make run), a sandbox delivery reaches a
+// receiver on loopback, and a live delivery to the same receiver is
+// refused when it connects, even with a connection to it in the pool: a
+// live endpoint that points at a private address now (a name rebound
+// after registration) cannot reach the internal network.
+func TestPrivateTargetsAreForSandboxDeliveriesOnly(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t, nil)
+	port := rc.Listener.Addr().(*net.TCPAddr).Port
+	client := dispatch.NewClient(webhook.URLPolicy{SandboxPrivate: true, Resolver: hosts}, 5*time.Second)
+	for i, url := range []string{rc.URL + "/", fmt.Sprintf("http://rebind.example.com:%d/", port)} {
+		m, _ := webhook.NewMessage(ids.New("msg"), webhook.TypeTest, "org", "test", time.Now(), map[string]any{})
+		sandbox := webhook.Endpoint{Env: webhook.EnvTest, URL: url, Secret: signing.NewSecret()}
+		if a := dispatch.Send(context.Background(), client, sandbox, m, time.Now()); !a.Succeeded || len(rc.requests()) != i+1 {
+			t.Fatalf("sandbox delivery to %s: %+v, %d requests", url, a, len(rc.requests()))
+		}
+		live := webhook.Endpoint{Env: "live", URL: url, Secret: signing.NewSecret()}
+		if a := dispatch.Send(context.Background(), client, live, m, time.Now()); a.Succeeded || a.StatusCode != 0 || !strings.Contains(a.Error, "non-public") {
+			t.Fatalf("live delivery to %s: %+v", url, a)
+		}
+		if n := len(rc.requests()); n != i+1 {
+			t.Fatalf("the live delivery to %s reached the receiver (%d requests)", url, n)
+		}
 	}
 }
 
@@ -479,7 +519,7 @@ func TestOldEndedDeliveriesArePruned(t *testing.T) {
 	e1 := f.endpoint(who, ok.URL, nil)
 	e2 := f.endpoint(who, bad.URL, nil)
 	f.publish(who, "verification.completed", completed(ids.New("cus"), ids.New("adr")))
-	waitFor(t, "one succeeded, one retrying", func() bool {
+	eventually.True(t, patience, "one succeeded, one retrying", func() bool {
 		return len(f.deliveries(who, e1.ID, "?status=succeeded").Deliveries) == 1 &&
 			len(f.deliveries(who, e2.ID, "?status=retrying").Deliveries) == 1
 	})
@@ -525,7 +565,7 @@ func TestReplicasShareTheScheduleWithinTheEndpointLimit(t *testing.T) {
 	for range n {
 		f.publish(who, "verification.completed", completed(ids.New("cus"), ids.New("adr")))
 	}
-	waitFor(t, "every delivery", func() bool { return len(f.deliveries(who, e.ID, "?status=succeeded&limit=100").Deliveries) == n })
+	eventually.True(t, patience, "every delivery", func() bool { return len(f.deliveries(who, e.ID, "?status=succeeded&limit=100").Deliveries) == n })
 	seen := map[string]int{}
 	for _, r := range rc.requests() {
 		seen[r.header.Get("webhook-id")]++

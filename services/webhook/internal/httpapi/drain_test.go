@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kycfield/kyc/pkg/eventually"
 	"github.com/kycfield/kyc/pkg/ids"
 )
 
@@ -19,7 +20,7 @@ func TestAttemptUnderWayAtShutdownIsRecordedNotResent(t *testing.T) {
 	rc.hang = make(chan struct{})
 	ep := f.endpoint(who, rc.URL, nil)
 	f.publish(who, "verification.completed", completed(ids.New("cus"), ids.New("adr")))
-	waitFor(t, "the attempt under way", func() bool { return len(rc.requests()) == 1 })
+	eventually.True(t, patience, "the attempt under way", func() bool { return len(rc.requests()) == 1 })
 
 	stopped := make(chan struct{})
 	go func() { f.stop(); close(stopped) }() // SIGTERM mid-attempt
@@ -31,16 +32,29 @@ func TestAttemptUnderWayAtShutdownIsRecordedNotResent(t *testing.T) {
 	<-stopped
 
 	f.start() // the replica that carries on
-	var l deliveryList
-	waitFor(t, "the attempt recorded", func() bool {
-		l = f.deliveries(who, ep.ID, "")
-		return len(l.Deliveries) == 1 && l.Deliveries[0].Status == "succeeded"
+	eventually.Value(t, patience, "the attempt recorded", func() (deliveryList, bool) {
+		l := f.deliveries(who, ep.ID, "")
+		return l, len(l.Deliveries) == 1 && l.Deliveries[0].Status == "succeeded"
 	})
-	time.Sleep(300 * time.Millisecond) // a resend would arrive now (poll 50 ms)
-	if n := len(rc.requests()); n != 1 || l.Deliveries[0].AttemptCount != 1 {
-		t.Fatalf("the receiver got %d requests, the log %d attempts; want 1 and 1", n, l.Deliveries[0].AttemptCount)
+	// Barrier: a second event for the same endpoint. The carrying-on
+	// replica claims an endpoint's due deliveries oldest first, so once
+	// the second is delivered and nothing is in flight, a resend of the
+	// first would have been sent already.
+	f.publish(who, "verification.completed", completed(ids.New("cus"), ids.New("adr")))
+	l := eventually.Value(t, patience, "the barrier delivered, nothing in flight", func() (deliveryList, bool) {
+		l := f.deliveries(who, ep.ID, "")
+		return l, len(l.Deliveries) == 2 && l.Deliveries[0].Status == "succeeded" && f.inFlight() == 0
+	})
+	got := rc.requests()
+	if len(got) != 2 || got[0].header.Get("webhook-id") == got[1].header.Get("webhook-id") {
+		t.Fatalf("the receiver got %d requests (want one per event): %v", len(got), got)
 	}
-	if rc.requests()[0].status != http.StatusNoContent {
-		t.Fatalf("answer %d", rc.requests()[0].status)
+	for _, d := range l.Deliveries {
+		if d.AttemptCount != 1 {
+			t.Fatalf("delivery %s logged %d attempts, want 1", d.ID, d.AttemptCount)
+		}
+	}
+	if got[0].status != http.StatusNoContent {
+		t.Fatalf("answer %d", got[0].status)
 	}
 }

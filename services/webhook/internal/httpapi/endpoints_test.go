@@ -140,7 +140,7 @@ func TestAtMostTenEndpointsUnderConcurrency(t *testing.T) {
 		t.Fatalf("statuses %v", codes)
 	}
 	// The other environment has its own ten.
-	if r := f.call(tenant{who.org, "live"}, "POST", "/api/v1/webhooks", map[string]any{"url": "https://127.0.0.1:1/"}); r.status != http.StatusCreated {
+	if r := f.call(tenant{who.org, "live"}, "POST", "/api/v1/webhooks", map[string]any{"url": "https://hooks.example.com/"}); r.status != http.StatusCreated {
 		t.Fatalf("live: %d %s", r.status, r.body)
 	}
 }
@@ -152,12 +152,38 @@ func TestPrivateTargetsAreRefusedAtRegistration(t *testing.T) {
 	f := setup(t, options{strict: true})
 	who := newTenant()
 	for _, u := range []string{"http://127.0.0.1/", "http://10.0.0.1/", "http://169.254.169.254/latest/meta-data", "http://100.64.0.1/",
-		"http://[::1]/", "http://[::ffff:127.0.0.1]/", "http://rebind.example.com/", "http://localhost/", "http://0177.0.0.1/"} {
+		"http://[::1]/", "http://[::ffff:127.0.0.1]/", "http://rebind.example.com/", "http://localhost/", "http://0177.0.0.1/",
+		"http://[64:ff9b::a9fe:a9fe]/", "http://[2002:a9fe:a9fe::1]/", "http://[::ffff:169.254.169.254]/", "http://[::ffff:10.0.0.1]/",
+		"http://nat64.example.com/", "http://6to4.example.com/", "http://mapped.example.com/", "http://mapped10.example.com/"} {
 		if r := f.call(who, "POST", "/api/v1/webhooks", map[string]any{"url": u}); r.status != http.StatusBadRequest || r.code() != webhook.CodeInvalidWebhookURL {
 			t.Errorf("%s: %d %s", u, r.status, r.body)
 		}
 	}
 	if r := f.call(who, "POST", "/api/v1/webhooks", map[string]any{"url": "https://hooks.example.com/kyc"}); r.status != http.StatusCreated {
 		t.Fatalf("public host: %d %s", r.status, r.body)
+	}
+}
+
+// WEBHOOK_ALLOW_PRIVATE (on in this fixture, as in make run) opens
+// private targets to sandbox endpoints only: a live endpoint is held to
+// public addresses, at creation and on update.
+func TestPrivateTargetsAreForSandboxOnly(t *testing.T) {
+	t.Parallel()
+	f := setup(t, options{})
+	who := newTenant()
+	live := tenant{who.org, "live"}
+	for _, u := range []string{"https://10.0.0.1/", "https://127.0.0.1:8443/", "https://rebind.example.com/", "https://[::ffff:10.0.0.1]/",
+		"https://nat64.example.com/", "https://localhost/"} {
+		if r := f.call(live, "POST", "/api/v1/webhooks", map[string]any{"url": u}); r.status != http.StatusBadRequest || r.code() != webhook.CodeInvalidWebhookURL {
+			t.Errorf("live %s: %d %s", u, r.status, r.body)
+		}
+		if r := f.call(who, "POST", "/api/v1/webhooks", map[string]any{"url": u}); r.status != http.StatusCreated {
+			t.Errorf("sandbox %s: %d %s", u, r.status, r.body)
+		}
+	}
+	e := f.endpoint(live, "https://hooks.example.com/kyc", nil)
+	if r := f.call(live, "PATCH", "/api/v1/webhooks/"+e.ID, map[string]any{"url": "https://10.0.0.1/"}); r.status != http.StatusBadRequest ||
+		r.code() != webhook.CodeInvalidWebhookURL {
+		t.Errorf("live update to a private address: %d %s", r.status, r.body)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -18,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
+	"github.com/kycfield/kyc/pkg/dnstest"
 	"github.com/kycfield/kyc/pkg/envelope"
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/ids"
@@ -56,15 +56,10 @@ type fixture struct {
 	stop     func() // stops the running dispatcher
 }
 
-// fixedHosts is the registration resolver of strict fixtures.
-type fixedHosts map[string]string
-
-func (h fixedHosts) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
-	if ip, ok := h[host]; ok {
-		return []net.IPAddr{{IP: net.ParseIP(ip)}}, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-}
+// hosts is the fixtures' resolver: names tests use, and nothing else.
+var hosts = dnstest.Resolver(dnstest.Hosts{"hooks.example.com": {"93.184.216.34"}, "rebind.example.com": {"127.0.0.1"},
+	"nat64.example.com": {"64:ff9b::a9fe:a9fe"}, "6to4.example.com": {"2002:a9fe:a9fe::1"},
+	"mapped.example.com": {"::ffff:169.254.169.254"}, "mapped10.example.com": {"::ffff:10.0.0.1"}})
 
 // setup serves the real routes on a fresh database, with the real
 // consumer and a running dispatcher. The caller's organization and
@@ -79,7 +74,7 @@ func setup(t *testing.T, o options) *fixture {
 		t.Fatal(err)
 	}
 	store := postgres.New(pool, keys, "webhook-events", events.Disabled)
-	policy := webhook.URLPolicy{AllowPrivate: !o.strict, Resolver: fixedHosts{"hooks.example.com": "93.184.216.34", "rebind.example.com": "127.0.0.1"}}
+	policy := webhook.URLPolicy{SandboxPrivate: !o.strict, Resolver: hosts}
 	svc := webhook.NewService(store, policy, time.Now)
 	tel, err := telemetry.New(context.Background(), "webhook-test")
 	if err != nil {
@@ -106,7 +101,7 @@ func setup(t *testing.T, o options) *fixture {
 	f := &fixture{t: t, pool: pool, mux: mux, store: store,
 		consumer: inbox.New("webhook.verification", nil, pool, logging.Discard(), inbox.HandlerOf(events.Subscriptions(store.Within, "https://api.example.com"), "webhook.verification")),
 		cfg:      dispatch.Config{Workers: 16, PerEndpoint: 2, Schedule: o.schedule, DisableAfter: o.disableAfter, Poll: 50 * time.Millisecond},
-		client:   dispatch.NewClient(!o.strict, o.timeout)}
+		client:   dispatch.NewClient(policy, o.timeout)}
 	f.start()
 	t.Cleanup(func() { f.stop() })
 	return f
@@ -262,17 +257,19 @@ func (rc *receiver) requests() []received {
 	return append([]received(nil), rc.got...)
 }
 
-// waitFor polls cond until it holds; the deadline only bounds a failing
-// test, it measures nothing.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting: %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
+// patience bounds every wait in these tests: long enough for a loaded
+// machine, it only stops a test that would otherwise hang.
+const patience = 30 * time.Second
+
+// inFlight counts the deliveries a dispatcher has claimed and not yet
+// recorded.
+func (f *fixture) inFlight() int {
+	f.t.Helper()
+	var n int
+	if err := f.pool.QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE lease_until > now()`).Scan(&n); err != nil {
+		f.t.Fatal(err)
 	}
+	return n
 }
 
 // verify checks a request with the Standard Webhooks reference library.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -35,22 +36,26 @@ type UpdateInput struct {
 
 // URLPolicy decides which endpoint URLs are acceptable.
 type URLPolicy struct {
-	// AllowPrivate accepts loopback and private targets (local runs and
-	// tests only).
-	AllowPrivate bool
+	// SandboxPrivate accepts loopback and private targets for sandbox
+	// endpoints (local runs and tests, whose receivers are on
+	// 127.0.0.1). A live endpoint is always held to the public-address
+	// rule, so a production deployment with this switch on by mistake
+	// still refuses https://10.0.0.1/.
+	SandboxPrivate bool
 	// Resolver, when set, resolves host names at registration so a name
 	// pointing into a private network is refused up front; the delivery
-	// dialer checks again at connect time.
-	Resolver publicurl.Resolver
+	// client resolves with it too and checks again at connect time.
+	Resolver *net.Resolver
 }
 
 // Check returns what is wrong with raw as an endpoint URL in env, or "".
 // Live endpoints must use https; sandbox ones may use http.
 func (p URLPolicy) Check(ctx context.Context, raw, env string) string {
-	if msg := publicurl.CheckWith(raw, publicurl.Options{AllowHTTP: env == EnvTest, AllowPrivate: p.AllowPrivate}); msg != "" {
+	private := p.AllowsPrivate(env)
+	if msg := publicurl.CheckWith(raw, publicurl.Options{AllowHTTP: env == EnvTest, AllowPrivate: private}); msg != "" {
 		return msg
 	}
-	if p.AllowPrivate || p.Resolver == nil {
+	if private || p.Resolver == nil {
 		return ""
 	}
 	u, _ := url.Parse(raw)
@@ -65,6 +70,11 @@ func (p URLPolicy) Check(ctx context.Context, raw, env string) string {
 	}
 	return ""
 }
+
+// AllowsPrivate reports whether endpoints in env may point at loopback
+// and private addresses: sandbox ones when SandboxPrivate is on, live ones
+// never. The delivery client applies the same rule when it connects.
+func (p URLPolicy) AllowsPrivate(env string) bool { return p.SandboxPrivate && env == EnvTest }
 
 // checker collects field problems; a bad URL makes the whole error
 // INVALID_WEBHOOK_URL, every other problem VALIDATION_ERROR.

@@ -3,36 +3,30 @@ package webhook
 import (
 	"context"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/dnstest"
 )
 
 func ptr[T any](v T) *T { return &v }
 
-// hosts is a fixed resolver: names tests use, and nothing else.
-type hosts map[string][]string
+// strict resolves from a fixed table: names tests use, and nothing else.
+var strict = URLPolicy{Resolver: dnstest.Resolver(dnstest.Hosts{
+	"hooks.example.com":    {"93.184.216.34"},
+	"rebind.example.com":   {"127.0.0.1"},
+	"mixed.example.com":    {"93.184.216.34", "10.0.0.7"},
+	"nat64.example.com":    {"64:ff9b::a9fe:a9fe"},
+	"6to4.example.com":     {"2002:a9fe:a9fe::1"},
+	"mapped.example.com":   {"::ffff:169.254.169.254"},
+	"mapped10.example.com": {"::ffff:10.0.0.1"},
+	"metadata.example.com": {"169.254.169.254"},
+})}
 
-func (h hosts) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
-	ips, ok := h[host]
-	if !ok {
-		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-	}
-	out := make([]net.IPAddr, len(ips))
-	for i, s := range ips {
-		out[i] = net.IPAddr{IP: net.ParseIP(s)}
-	}
-	return out, nil
-}
-
-var strict = URLPolicy{Resolver: hosts{
-	"hooks.example.com":  {"93.184.216.34"},
-	"rebind.example.com": {"127.0.0.1"},
-	"mixed.example.com":  {"93.184.216.34", "10.0.0.7"},
-}}
+// private is what make run and the tests configure (WEBHOOK_ALLOW_PRIVATE).
+var private = URLPolicy{SandboxPrivate: true, Resolver: strict.Resolver}
 
 func TestCheckCreate(t *testing.T) {
 	cases := []struct {
@@ -55,6 +49,15 @@ func TestCheckCreate(t *testing.T) {
 		{"mapped loopback", strict, "test", CreateInput{URL: ptr("http://[::ffff:127.0.0.1]/")}, CodeInvalidWebhookURL, []string{"url"}, nil},
 		{"multicast", strict, "test", CreateInput{URL: ptr("http://224.0.0.1/")}, CodeInvalidWebhookURL, []string{"url"}, nil},
 		{"unspecified", strict, "test", CreateInput{URL: ptr("http://0.0.0.0/")}, CodeInvalidWebhookURL, []string{"url"}, nil},
+		{"nat64 metadata", strict, "live", CreateInput{URL: ptr("https://[64:ff9b::a9fe:a9fe]/")}, CodeInvalidWebhookURL, []string{"url"}, nil},
+		{"6to4 metadata", strict, "live", CreateInput{URL: ptr("https://[2002:a9fe:a9fe::1]/")}, CodeInvalidWebhookURL, []string{"url"}, nil},
+		{"mapped metadata", strict, "live", CreateInput{URL: ptr("https://[::ffff:169.254.169.254]/")}, CodeInvalidWebhookURL, []string{"url"}, nil},
+		{"mapped private", strict, "live", CreateInput{URL: ptr("https://[::ffff:10.0.0.1]/")}, CodeInvalidWebhookURL, []string{"url"}, nil},
+		{"name resolving to nat64", strict, "live", CreateInput{URL: ptr("https://nat64.example.com/")}, CodeInvalidWebhookURL, []string{"url"}, nil},
+		{"name resolving to 6to4", strict, "live", CreateInput{URL: ptr("https://6to4.example.com/")}, CodeInvalidWebhookURL, []string{"url"}, nil},
+		{"name resolving to mapped metadata", strict, "live", CreateInput{URL: ptr("https://mapped.example.com/")}, CodeInvalidWebhookURL, []string{"url"}, nil},
+		{"name resolving to mapped private", strict, "live", CreateInput{URL: ptr("https://mapped10.example.com/")}, CodeInvalidWebhookURL, []string{"url"}, nil},
+		{"name resolving to metadata", strict, "live", CreateInput{URL: ptr("https://metadata.example.com/")}, CodeInvalidWebhookURL, []string{"url"}, nil},
 		{"name resolving to loopback", strict, "test", CreateInput{URL: ptr("http://rebind.example.com/")}, CodeInvalidWebhookURL, []string{"url"}, nil},
 		{"name with one private address", strict, "live", CreateInput{URL: ptr("https://mixed.example.com/")}, CodeInvalidWebhookURL, []string{"url"}, nil},
 		{"name that does not resolve", strict, "live", CreateInput{URL: ptr("https://nowhere.example.com/")}, CodeInvalidWebhookURL, []string{"url"}, nil},
@@ -62,8 +65,13 @@ func TestCheckCreate(t *testing.T) {
 		{"credentials", strict, "live", CreateInput{URL: ptr("https://a:b@hooks.example.com/")}, CodeInvalidWebhookURL, []string{"url"}, nil},
 		{"not a url", strict, "live", CreateInput{URL: ptr("hooks")}, CodeInvalidWebhookURL, []string{"url"}, nil},
 		{"missing url", strict, "live", CreateInput{}, apperr.CodeValidation, []string{"url"}, nil},
-		{"loopback allowed", URLPolicy{AllowPrivate: true}, "test", CreateInput{URL: ptr("http://127.0.0.1:9000/")}, "", nil, []string{"*"}},
-		{"allowed private still https in live", URLPolicy{AllowPrivate: true}, "live", CreateInput{URL: ptr("http://127.0.0.1:9000/")}, CodeInvalidWebhookURL, []string{"url"}, nil},
+		{"loopback allowed in sandbox", private, "test", CreateInput{URL: ptr("http://127.0.0.1:9000/")}, "", nil, []string{"*"}},
+		{"private allowed in sandbox", private, "test", CreateInput{URL: ptr("https://10.0.0.1/")}, "", nil, []string{"*"}},
+		{"allowed private still https in live", private, "live", CreateInput{URL: ptr("http://127.0.0.1:9000/")}, CodeInvalidWebhookURL, []string{"url"}, nil},
+		{"private never in live", private, "live", CreateInput{URL: ptr("https://10.0.0.1/")}, CodeInvalidWebhookURL, []string{"url"}, nil},
+		{"loopback never in live", private, "live", CreateInput{URL: ptr("https://127.0.0.1:9000/")}, CodeInvalidWebhookURL, []string{"url"}, nil},
+		{"name resolving to private never in live", private, "live", CreateInput{URL: ptr("https://rebind.example.com/")}, CodeInvalidWebhookURL, []string{"url"}, nil},
+		{"public in live with private allowed", private, "live", CreateInput{URL: ptr("https://hooks.example.com/")}, "", nil, []string{"*"}},
 		{"events listed", strict, "live", CreateInput{URL: ptr("https://hooks.example.com/"), Events: &[]string{TypeRejected, TypeCompleted, TypeRejected}},
 			"", nil, []string{TypeCompleted, TypeRejected}},
 		{"events empty is all", strict, "live", CreateInput{URL: ptr("https://hooks.example.com/"), Events: &[]string{}}, "", nil, []string{"*"}},
