@@ -1,13 +1,13 @@
 // Command statusbench measures GET /api/v1/verification/{id}/status at
 // 1,000,000 customers against GET /api/v1/customers/{id} in the same run:
-// both services called directly with a signed principal (the gateway's
-// cost is gwbench's subject), paced, interleaved in rounds, on random
-// customers of the measured organization.
+// both are the customer service's (it serves the status from the
+// customer's own record, so a read agrees with the lender's last write),
+// called directly with a signed principal (the gateway's cost is
+// gwbench's subject), paced, interleaved in rounds, on random customers
+// of the measured organization.
 //
 // The customers come from listbench's kept database (run listbench first:
-// `go run ./cmd/listbench -rows 1000000`); the verification database is
-// seeded here once, from the same customer ids (one VERIFIED address
-// each, with its timeline and two photos), and kept for later runs.
+// `go run ./cmd/listbench -rows 1000000`).
 //
 //	go run ./cmd/statusbench -rate 200 -duration 10s -rounds 3
 package main
@@ -36,7 +36,6 @@ import (
 
 func main() {
 	customersDB := flag.String("customers-db", "kyc_bench_list_v4_1000000", "listbench's kept customer database")
-	verificationDB := flag.String("verification-db", "kyc_bench_status_v1", "the verification database (seeded once, kept)")
 	rate := flag.Int("rate", 200, "requests per second of each paced run")
 	dur := flag.Duration("duration", 10*time.Second, "length of each run")
 	rounds := flag.Int("rounds", 3, "interleaved rounds")
@@ -44,21 +43,17 @@ func main() {
 	ctx := context.Background()
 	admin := pgtest.AdminURL()
 	custURL := strings.Replace(admin, "/postgres?", "/"+*customersDB+"?", 1)
-	verURL := strings.Replace(admin, "/postgres?", "/"+*verificationDB+"?", 1)
 
 	org, env, ids, err := customers(ctx, custURL)
 	if err != nil {
 		log.Fatalf("%v (run listbench first: go run ./cmd/listbench -rows 1000000)", err)
 	}
 	log.Printf("%d customers of %s/%s", len(ids), org, env)
-	custBase, verBase, stop, err := start(ctx, custURL, verURL)
+	custBase, stop, err := start(ctx, custURL)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer stop()
-	if err := seed(ctx, verURL, custURL, len(ids)); err != nil {
-		log.Fatal(err)
-	}
 
 	var common config.Common
 	if err := config.Load(&common); err != nil {
@@ -79,7 +74,7 @@ func main() {
 		req  load.NewRequest
 	}{
 		{"customer GET", get(func(string) string { return custBase }, func(id string) string { return "/api/v1/customers/" + id })},
-		{"status GET", get(func(string) string { return verBase }, func(id string) string { return "/api/v1/verification/" + id + "/status" })},
+		{"status GET", get(func(string) string { return custBase }, func(id string) string { return "/api/v1/verification/" + id + "/status" })},
 	}
 	client := load.Client(32)
 	p50s, p99s := map[string][]float64{}, map[string][]float64{}
@@ -118,12 +113,11 @@ func customers(ctx context.Context, dbURL string) (string, string, []string, err
 	return org, env, ids, err
 }
 
-// start runs the customer and verification services on the bench
-// databases (the verification service migrates its own).
-func start(ctx context.Context, custURL, verURL string) (string, string, func(), error) {
+// start runs the customer service on the bench database.
+func start(ctx context.Context, custURL string) (string, func(), error) {
 	bus, err := kafkatest.NewConfig(ctx)
 	if err != nil {
-		return "", "", nil, err
+		return "", nil, err
 	}
 	store := miniotest.Store()
 	shared := config.Environ()
@@ -135,12 +129,12 @@ func start(ctx context.Context, custURL, verURL string) (string, string, func(),
 	life, cancel := context.WithCancel(ctx)
 	urls := map[string]string{}
 	var running []*stack.Instance
-	for name, db := range map[string]string{"customer": custURL, "verification": verURL} {
+	for name, db := range map[string]string{"customer": custURL} {
 		s, _ := stack.Find(name)
 		inst, err := stack.Start(ctx, life, s, s.Environ(shared, map[string]string{"DATABASE_URL": db}), logging.New(name, "warn"))
 		if err != nil {
 			cancel()
-			return "", "", nil, err
+			return "", nil, err
 		}
 		running = append(running, inst)
 		urls[name] = inst.URL
@@ -152,5 +146,5 @@ func start(ctx context.Context, custURL, verURL string) (string, string, func(),
 		}
 		kafkatest.DeleteTopics(bus)
 	}
-	return urls["customer"], urls["verification"], stop, nil
+	return urls["customer"], stop, nil
 }
