@@ -31,6 +31,8 @@ func TestReadsAreRetriedOnceAfterALostConnection(t *testing.T) {
 		{"write, connection lost", "POST", []error{io.ErrUnexpectedEOF}, http.StatusServiceUnavailable, 1},
 		{"read, a bug", "GET", []error{bug}, http.StatusInternalServerError, 1},
 		{"read, not found", "GET", []error{apperr.NotFound("Person")}, http.StatusNotFound, 1},
+		{"read, storage down", "GET", []error{&apperr.Error{Kind: apperr.KindUnavailable, Code: "STORAGE_UNAVAILABLE", Err: io.ErrUnexpectedEOF}}, http.StatusOK, 2},
+		{"read, a client error wrapping EOF", "GET", []error{&apperr.Error{Kind: apperr.KindInvalid, Code: apperr.CodeValidation, Err: io.EOF}}, http.StatusBadRequest, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
