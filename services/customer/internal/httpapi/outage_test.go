@@ -211,3 +211,19 @@ func TestDatabaseCutsUnderReadLoad(t *testing.T) {
 		t.Errorf("first read once the database is back: %s", o)
 	}
 }
+
+// Against the real database: a search Postgres cannot hold (it answered
+// "invalid byte sequence", a 500) is a 400 from the service itself, for a
+// caller that did not come through the gateway; a clean one still works.
+func TestUnstorableSearchIsA400FromTheService(t *testing.T) {
+	s := startBehindProxy(t)
+	s.create(t, "+2348030000001")
+	for _, q := range []string{"search=%00", "search=ngozi%00", "search=%FF", "search=caf%E9", "status=%00"} {
+		if o := s.outcome(t, "GET", "/api/v1/customers?"+q, ""); o != "400 VALIDATION_ERROR" {
+			t.Errorf("?%s: %s", q, o)
+		}
+	}
+	if o := s.outcome(t, "GET", "/api/v1/customers?search=Ngozi", ""); o != "2xx" {
+		t.Errorf("clean search: %s", o)
+	}
+}
