@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/go-kit/kit/endpoint"
 
@@ -50,8 +51,21 @@ func RetryRead(ctx context.Context, log *slog.Logger, read func() error) error {
 		return err
 	}
 	log.InfoContext(ctx, "retrying a read after a lost connection", "err", err)
+	// A break is not instantaneous (a server ends its sessions one by
+	// one, a proxy closes them in turn): a retry on the next microsecond
+	// can land in the same break.
+	t := time.NewTimer(retryPause)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		return err
+	}
 	return read()
 }
+
+// retryPause is how long RetryRead waits before the second attempt.
+const retryPause = 20 * time.Millisecond
 
 // lostConnection reports whether err is a failure (not an answer to the
 // client, such as a 404, that happens to wrap a connection error) caused
