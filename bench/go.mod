@@ -13,8 +13,6 @@ require (
 	github.com/segmentio/kafka-go v0.4.51
 )
 
-require github.com/sony/gobreaker/v2 v2.4.0 // indirect
-
 require (
 	code.dny.dev/ssrf v0.3.0 // indirect
 	codeberg.org/go-pdf/fpdf v0.12.0 // indirect

@@ -168,7 +168,7 @@ func TestGatewayServesWhenRedisIsDown(t *testing.T) {
 		t.Fatalf("fallback metric missing")
 	}
 	idem := P.Do(t, harness.Request{Method: "POST", URL: gw + "/api/v1/customers", Key: sandbox(t), Body: newCustomer(nil), Header: map[string]string{"Idempotency-Key": "k1"}})
-	if idem.Status != http.StatusServiceUnavailable || idem.Code() != "SERVICE_UNAVAILABLE" {
+	if idem.Status != http.StatusServiceUnavailable || idem.Code() != "SERVICE_UNAVAILABLE" || idem.Header.Get("Retry-After") == "" {
 		t.Fatalf("idempotent request without its store: %d %s", idem.Status, idem.Body)
 	}
 }

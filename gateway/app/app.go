@@ -84,8 +84,9 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 	}
 	ropt.MaxRetries = 1
 	// Every Redis call gets one 500 ms budget, and once one has failed the
-	// others fail at once for a second (redisguard): a Redis stall costs a
-	// request at most one timeout, never one per Redis call it makes.
+	// others fail at once until a background probe sees Redis answer
+	// (redisguard): a Redis stall costs one request one timeout, never one
+	// per Redis call it makes, and no later request any.
 	rdb := redisguard.NewClient(ropt, redisguard.Options{}, log, meter)
 	defer rdb.Close()
 

@@ -72,13 +72,13 @@ func OK(ctx context.Context, w http.ResponseWriter, status int, message string, 
 }
 
 // Fail writes err as a failure envelope. Errors that are not *apperr.Error
-// become 500 INTERNAL_ERROR. Server-side failures are logged with their
-// cause; clients only see the generic message.
+// become 500 INTERNAL_ERROR, or 503 SERVICE_UNAVAILABLE when a dependency
+// dropped or refused the connection (apperr.Public): a database restart is
+// not a bug, and the client may retry. Every 503 carries Retry-After.
+// Server-side failures are logged with their cause; clients only see the
+// generic message.
 func Fail(ctx context.Context, w http.ResponseWriter, log *slog.Logger, err error) {
-	e, ok := apperr.As(err)
-	if !ok {
-		e = apperr.Internal(err)
-	}
+	e := apperr.Public(err)
 	status := Status(e.Kind)
 	switch {
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
@@ -92,6 +92,9 @@ func Fail(ctx context.Context, w http.ResponseWriter, log *slog.Logger, err erro
 	}
 	for k, v := range e.Headers {
 		w.Header().Set(k, v)
+	}
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", apperr.RetryAfterUnavailable)
 	}
 	writeJSON(w, status, failure{Error: ErrorBody{Code: e.Code, Message: e.Message, Details: e.Details}, Meta: MetaFor(ctx)})
 }

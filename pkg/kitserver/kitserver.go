@@ -66,9 +66,10 @@ func (e Endpoint[Req]) Call(ctx context.Context, req Req) (Result, error) {
 // error, such as a jsonbody validation error, is answered as it is,
 // without calling e), and e's Result or error is written as an envelope.
 // It is the only way to serve an endpoint: there is no untyped form, so
-// service code never asserts req.(T).
+// service code never asserts req.(T). A GET or HEAD that fails for a lost
+// connection is run once more (retryRead).
 func NewHandler[Req any](e Endpoint[Req], dec func(context.Context, *http.Request) (Req, error), log *slog.Logger) http.Handler {
-	return kithttp.NewServer(e.kit,
+	return kithttp.NewServer(retryRead(e.kit, log),
 		func(ctx context.Context, r *http.Request) (any, error) { return dec(ctx, r) },
 		func(ctx context.Context, w http.ResponseWriter, resp any) error {
 			res := resp.(Result)
@@ -82,6 +83,7 @@ func NewHandler[Req any](e Endpoint[Req], dec func(context.Context, *http.Reques
 			envelope.OK(ctx, w, status, res.Message, res.Data)
 			return nil
 		},
+		kithttp.ServerBefore(markRead),
 		kithttp.ServerErrorEncoder(func(ctx context.Context, err error, w http.ResponseWriter) {
 			envelope.Fail(ctx, w, log, err)
 		}),
@@ -111,10 +113,7 @@ func (in *Instrumenter) Wrap(op string) endpoint.Middleware {
 			d := time.Since(start)
 			code := "OK"
 			if err != nil {
-				code = apperr.CodeInternal
-				if e, ok := apperr.As(err); ok {
-					code = e.Code
-				}
+				code = apperr.Public(err).Code // as the client is answered
 			}
 			attrs := metric.WithAttributes(attribute.String("operation", op), attribute.String("code", code))
 			in.requests.Add(ctx, 1, attrs)

@@ -28,6 +28,7 @@ func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error
 		cfg.MaxConns = maxConns
 	}
 	cfg.MaxConnIdleTime = 5 * time.Minute
+	watchBreaks(cfg)
 	cfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
 		// Scan timestamps as UTC whatever the process's local zone is.
 		c.TypeMap().RegisterType(&pgtype.Type{Name: "timestamptz", OID: pgtype.TimestamptzOID, Codec: &pgtype.TimestamptzCodec{ScanLocation: time.UTC}})

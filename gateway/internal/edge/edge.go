@@ -102,7 +102,7 @@ func (g *Gateway) Handler(extra func(*http.ServeMux)) http.Handler {
 		extra(mux)
 	}
 	mux.Handle("/", g.fallback(mux))
-	var h http.Handler = g.recoverer(mux)
+	var h http.Handler = g.recoverer(g.refuseBadText(mux))
 	if g.opt.Instrument != nil {
 		h = g.opt.Instrument(h)
 	}

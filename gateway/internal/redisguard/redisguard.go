@@ -3,15 +3,16 @@
 // read, cache fill, quota, idempotency), and each of those would otherwise
 // wait out its own timeout in turn: a stall of a few seconds cost the
 // first requests about three seconds each. Here every call made through
-// the client gets one time budget, retries included, and a circuit breaker
-// (gobreaker) opens on the first call that fails for want of Redis
-// (timeout, refused or reset connection): for a short cooldown every call
-// on the client fails at once with ErrDown, so one stall costs a request
-// at most one timeout, and the requests that follow none. Callers already
-// degrade on errors (the key cache asks auth-billing, the quota counts
-// locally, the idempotency store answers 503), so they need no change.
-// After the cooldown a single call probes Redis; if Redis answers it, it
-// is up again, otherwise the cooldown starts over.
+// the client gets one time budget, retries included, and the first call
+// that fails for want of Redis (timeout, refused or reset connection)
+// marks Redis down: from then on every call fails at once with ErrDown,
+// and a background probe (a PING every ProbeInterval) is the only thing
+// that talks to Redis until it answers. So a stall costs one request one
+// timeout, and no later request any: an earlier version let a client's
+// call be the probe after each cooldown, and during a long stall every
+// such caller waited the timeout again. Callers already degrade on errors
+// (the key cache asks auth-billing, the quota counts locally, the
+// idempotency store answers 503), so they need no change.
 //
 // It is a go-redis hook, so it covers every user of the client at once
 // and no call can forget it.
@@ -25,92 +26,80 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/sony/gobreaker/v2"
 	"go.opentelemetry.io/otel/metric"
 )
 
 // ErrDown is returned without calling Redis while it is marked down.
-var ErrDown = errors.New("redis: unavailable (a recent call failed; not waiting on it again yet)")
+var ErrDown = errors.New("redis: unavailable (a recent call failed; not waiting on it until a probe gets an answer)")
 
 // Defaults of Options.
 const (
-	DefaultTimeout  = 500 * time.Millisecond
-	DefaultCooldown = time.Second
+	DefaultTimeout       = 500 * time.Millisecond
+	DefaultProbeInterval = time.Second
 )
 
 // Options tune the guard.
 type Options struct {
 	// Timeout bounds one call (one command or one pipeline), including
-	// connecting and go-redis's own retries.
+	// connecting and go-redis's own retries, and one probe.
 	Timeout time.Duration
-	// Cooldown is how long Redis stays marked down after a failed call
-	// before one call probes it again.
-	Cooldown time.Duration
+	// ProbeInterval is how long the background probe waits before each
+	// PING while Redis is marked down.
+	ProbeInterval time.Duration
 }
+
+// Prober asks Redis whether it answers, bypassing the guard (NewClient
+// makes it a PING through the guarded client). redis.ErrClosed means the
+// client is closed: the probe stops.
+type Prober func(context.Context) error
 
 // Guard is a redis.Hook; see the package comment.
 type Guard struct {
 	opt     Options
+	probe   Prober
 	log     *slog.Logger
-	cb      *gobreaker.TwoStepCircuitBreaker[struct{}]
 	outages metric.Int64Counter
 	skipped metric.Int64Counter
-	// tripped is set when Redis is marked down, for the call that failed
-	// to log the outage with its error (the breaker's callback has neither
-	// the error nor the call's context).
-	tripped atomic.Bool
+	// state counts changes of state: even means up, odd down. A call
+	// remembers the state it was let through in, so that a failure seen
+	// after a later change (a call that began before Redis was marked
+	// down, or before the probe brought it back) decides nothing.
+	state atomic.Uint64
 }
 
-// New returns a Guard; zero options take the defaults.
-func New(opt Options, log *slog.Logger, meter metric.Meter) *Guard {
+// New returns a Guard whose background probe is probe; zero options take
+// the defaults.
+func New(opt Options, probe Prober, log *slog.Logger, meter metric.Meter) *Guard {
 	if opt.Timeout <= 0 {
 		opt.Timeout = DefaultTimeout
 	}
-	if opt.Cooldown <= 0 {
-		opt.Cooldown = DefaultCooldown
+	if opt.ProbeInterval <= 0 {
+		opt.ProbeInterval = DefaultProbeInterval
 	}
-	g := &Guard{opt: opt, log: log}
+	g := &Guard{opt: opt, probe: probe, log: log}
 	g.outages, _ = meter.Int64Counter("kyc_gateway_redis_outages_total",
 		metric.WithDescription("Times Redis was marked down after a failed call"))
 	g.skipped, _ = meter.Int64Counter("kyc_gateway_redis_skipped_calls_total",
 		metric.WithDescription("Redis calls failed at once because Redis was marked down"))
-	g.cb = gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{
-		Name:         "redis",
-		MaxRequests:  1,            // one probe at a time once the cooldown is over
-		Timeout:      opt.Cooldown, // how long the breaker stays open
-		ReadyToTrip:  func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= 1 },
-		IsSuccessful: answered,
-		IsExcluded:   func(err error) bool { return err == errNoVerdict },
-		OnStateChange: func(_ string, from, to gobreaker.State) {
-			switch {
-			case from == gobreaker.StateClosed && to == gobreaker.StateOpen:
-				// An outage begins; a failed probe (half-open to open)
-				// only extends it.
-				g.outages.Add(context.Background(), 1)
-				g.tripped.Store(true)
-			case to == gobreaker.StateClosed:
-				g.log.Info("redis answers again")
-			}
-		},
-	})
 	return g
 }
 
 // NewClient returns a client for opt whose calls are bounded and guarded
-// by a new Guard. It sets opt's timeouts to the budget and makes go-redis
-// honour context deadlines, which is how the budget reaches its retries.
+// by a new Guard probing through the client itself. It sets opt's
+// timeouts to the budget and makes go-redis honour context deadlines,
+// which is how the budget reaches its retries.
 func NewClient(opt *redis.Options, g Options, log *slog.Logger, meter metric.Meter) *redis.Client {
-	guard := New(g, log, meter)
+	var c *redis.Client
+	guard := New(g, func(ctx context.Context) error { return c.Ping(ctx).Err() }, log, meter)
 	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = guard.opt.Timeout, guard.opt.Timeout, guard.opt.Timeout
 	opt.ContextTimeoutEnabled = true
-	c := redis.NewClient(opt)
+	c = redis.NewClient(opt)
 	c.AddHook(guard)
 	return c
 }
 
-// Down reports whether Redis is currently marked down (cooling down, or
-// waiting for a probe to get an answer).
-func (g *Guard) Down() bool { return g.cb.State() != gobreaker.StateClosed }
+// Down reports whether Redis is currently marked down.
+func (g *Guard) Down() bool { return g.state.Load()&1 == 1 }
 
 // DialHook implements redis.Hook; dials run inside a guarded call.
 func (g *Guard) DialHook(next redis.DialHook) redis.DialHook { return next }
@@ -139,46 +128,61 @@ func (g *Guard) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proces
 	}
 }
 
-// admitted marks the context of a call that was let through. go-redis
-// runs the commands that set up a new connection (HELLO, ...) through the
-// same hooks and context: they are part of that call, within its budget,
-// and must not be refused as if Redis were down while a probe is out.
+// admitted marks the context of a call that was let through, and the
+// probe's. go-redis runs the commands that set up a new connection
+// (HELLO, ...) through the same hooks and context: they are part of that
+// call, within its budget, and must not be refused as if Redis were down.
 type admitted struct{}
 
-// errNoVerdict is what the breaker is told of a call that got no answer
-// because its caller gave up (or that was refused further down): it says
-// nothing about Redis, so the breaker neither counts it as a failure nor
-// as a success, and a probe that ends so leaves the way to the next one.
-var errNoVerdict = errors.New("redisguard: no verdict")
-
-// call runs one call within the budget if the breaker lets it through,
-// and calls refuse (to set ErrDown on the commands) if not. The breaker
-// ignores the outcome of a call let through before its last change of
-// state: a call that began before Redis was marked down, or before a
-// probe brought it back, leaves the decision to the calls since.
+// call runs one call within the budget while Redis is up, and calls
+// refuse (to set ErrDown on the commands) while it is down.
 func (g *Guard) call(ctx context.Context, run func(context.Context) error, refuse func()) error {
-	done, err := g.cb.Allow() // ErrOpenState or ErrTooManyRequests (a probe is out)
-	if err != nil {
+	seen := g.state.Load()
+	if seen&1 == 1 {
 		g.skipped.Add(ctx, 1)
 		refuse()
 		return ErrDown
 	}
 	bctx, cancel := context.WithTimeout(ctx, g.opt.Timeout)
-	err = run(context.WithValue(bctx, admitted{}, true))
+	err := run(context.WithValue(bctx, admitted{}, true))
 	cancel()
-	switch {
-	case answered(err):
-		done(err)
-	case ctx.Err() != nil || errors.Is(err, ErrDown):
-		done(errNoVerdict)
-	default:
-		done(err)
-		if g.tripped.CompareAndSwap(true, false) {
-			g.log.WarnContext(ctx, "redis unavailable; key cache, quota and idempotency degrade without waiting on it",
-				"err", err, "retry_in", g.opt.Cooldown)
-		}
+	// A reply, a caller that gave up, or a refusal further down says
+	// nothing about Redis.
+	if answered(err) || ctx.Err() != nil || errors.Is(err, ErrDown) {
+		return err
+	}
+	if g.state.CompareAndSwap(seen, seen+1) {
+		g.outages.Add(ctx, 1)
+		g.log.WarnContext(ctx, "redis unavailable; key cache, quota and idempotency degrade without waiting on it until a probe gets an answer",
+			"err", err, "probe_every", g.opt.ProbeInterval)
+		go g.probeUntilUp(seen + 1)
 	}
 	return err
+}
+
+// probeUntilUp PINGs Redis every ProbeInterval, off any request, until it
+// answers; then it marks Redis up (state down+1).
+func (g *Guard) probeUntilUp(down uint64) {
+	t := time.NewTimer(g.opt.ProbeInterval)
+	defer t.Stop()
+	for {
+		<-t.C
+		ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), admitted{}, true), g.opt.Timeout)
+		err := g.probe(ctx)
+		cancel()
+		switch {
+		case errors.Is(err, redis.ErrClosed):
+			return
+		case answered(err):
+			// Only this probe moves Redis from down to up, so the swap
+			// cannot fail; the log comes first so that it precedes any
+			// call that sees Redis up.
+			g.log.Info("redis answers again")
+			g.state.CompareAndSwap(down, down+1)
+			return
+		}
+		t.Reset(g.opt.ProbeInterval)
+	}
 }
 
 // answered reports whether Redis replied: no error, or an error reply

@@ -91,6 +91,9 @@ type RawListQuery struct {
 func ParseListQuery(who Caller, raw RawListQuery) (ListQuery, error) {
 	q := ListQuery{OrgID: who.OrgID, Env: who.Env, Page: 1, Limit: DefaultLimit}
 	var ck apperr.Checker
+	if refuseUnstorable(&ck, raw) {
+		return q, ck.Err()
+	}
 	// intParam parses an integer in [min, max]; max 0 means no upper bound.
 	intParam := func(name string, v *string, min, max int, dst *int) {
 		if v == nil {
@@ -138,6 +141,24 @@ func ParseListQuery(who Caller, raw RawListQuery) (ListQuery, error) {
 		ck.Fail("page", "is beyond the first %d results; continue with the cursor from pagination.nextCursor or narrow the search", MaxOffset)
 	}
 	return q, ck.Err()
+}
+
+// refuseUnstorable records every parameter holding invalid UTF-8 or NUL,
+// and reports whether there was one. Postgres refuses such text (the
+// search reached it as "invalid byte sequence": a 500), and nothing
+// else about the query is worth checking then.
+func refuseUnstorable(ck *apperr.Checker, raw RawListQuery) bool {
+	bad := false
+	for _, p := range []struct {
+		name string
+		v    *string
+	}{{"page", raw.Page}, {"limit", raw.Limit}, {"status", raw.Status}, {"search", raw.Search}, {"cursor", raw.Cursor}} {
+		if p.v != nil && (!utf8.ValidString(*p.v) || strings.IndexByte(*p.v, 0) >= 0) {
+			ck.Fail(p.name, "must be valid UTF-8 text without NUL characters")
+			bad = true
+		}
+	}
+	return bad
 }
 
 // List returns a page of the caller's live customers, newest first.

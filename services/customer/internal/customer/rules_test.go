@@ -155,6 +155,13 @@ func TestParseListQuery(t *testing.T) {
 		{"cursor", RawListQuery{Cursor: s(cursor)}, "", func(q ListQuery) bool { return q.Cursor != nil && q.Page == 0 }},
 		{"long search", RawListQuery{Search: s(strings.Repeat("a", 101))}, "search", nil},
 		{"blank search ignored", RawListQuery{Search: s("   ")}, "", func(q ListQuery) bool { return q.Search == (Search{}) }},
+		{"NUL search", RawListQuery{Search: s("\x00")}, "search", nil},
+		{"NUL inside a search", RawListQuery{Search: s("ngozi\x00okafor")}, "search", nil},
+		{"invalid UTF-8 search", RawListQuery{Search: s("caf\xe9")}, "search", nil},
+		{"NUL status", RawListQuery{Status: s("VERIFIED\x00")}, "status", nil},
+		{"invalid UTF-8 cursor", RawListQuery{Cursor: s("\xff")}, "cursor", nil},
+		{"NUL limit", RawListQuery{Limit: s("5\x00")}, "limit", nil},
+		{"accented search", RawListQuery{Search: s("Adébísí")}, "", func(q ListQuery) bool { return q.Search.Text == "adebisi" }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -239,4 +246,26 @@ func TestDocumentLinksMustBePublic(t *testing.T) {
 			t.Errorf("%s: %v", url, err)
 		}
 	}
+}
+
+// ParseListQuery, reached without the transport's own check (a consumer,
+// a future caller), still never passes text Postgres would refuse.
+func FuzzParseListQuery(f *testing.F) {
+	f.Add("1", "20", "PENDING", "ngozi", "")
+	f.Add("", "", "", "\x00", "")
+	f.Add("2", "5", "verified", "caf\xe9", "\xff")
+	f.Fuzz(func(t *testing.T, page, limit, status, search, cursor string) {
+		q, err := ParseListQuery(Caller{OrgID: "org_1", Env: EnvTest}, RawListQuery{Page: &page, Limit: &limit, Status: &status, Search: &search, Cursor: &cursor})
+		if err != nil {
+			if !apperr.IsCode(err, apperr.CodeValidation) {
+				t.Fatalf("not a validation error: %v", err)
+			}
+			return
+		}
+		for _, s := range []string{q.Status, q.Search.Text, q.Search.PhonePrefix} {
+			if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+				t.Fatalf("accepted %q", s)
+			}
+		}
+	})
 }

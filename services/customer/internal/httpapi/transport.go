@@ -8,6 +8,7 @@ import (
 	"github.com/kycfield/kyc/pkg/jsonbody"
 	"github.com/kycfield/kyc/pkg/kitserver"
 	"github.com/kycfield/kyc/pkg/principal"
+	"github.com/kycfield/kyc/pkg/wiretext"
 	"github.com/kycfield/kyc/services/customer/internal/customer"
 )
 
@@ -60,6 +61,11 @@ func decodeAddAddress(ctx context.Context, r *http.Request) (addAddressRequest, 
 }
 
 func decodeList(ctx context.Context, r *http.Request) (listRequest, error) {
+	// Every parameter, known or not, as the gateway checks them: a
+	// direct call gets the same 400 as one through the edge.
+	if err := wiretext.Query(r.URL.RawQuery); err != nil {
+		return listRequest{}, err
+	}
 	qs := r.URL.Query()
 	param := func(name string) *string {
 		if !qs.Has(name) {

@@ -183,7 +183,12 @@ func tooLargeOr(err, other error) error {
 func fileHandler(svc *document.Service, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
-		d, body, err := svc.Open(ctx, caller(ctx), r.PathValue("id"), r.PathValue("docId"))
+		var d document.Document
+		var body io.ReadCloser
+		err := kitserver.RetryRead(ctx, log, func() (err error) {
+			d, body, err = svc.Open(ctx, caller(ctx), r.PathValue("id"), r.PathValue("docId"))
+			return err
+		})
 		if err != nil {
 			envelope.Fail(ctx, w, log, err)
 			return

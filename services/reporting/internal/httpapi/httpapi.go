@@ -96,7 +96,12 @@ func download(svc *report.Service, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		id := r.PathValue("id")
-		rep, body, err := svc.Latest(ctx, caller(ctx), id)
+		var rep report.Report
+		var body io.ReadCloser
+		err := kitserver.RetryRead(ctx, log, func() (err error) {
+			rep, body, err = svc.Latest(ctx, caller(ctx), id)
+			return err
+		})
 		if err != nil {
 			envelope.Fail(ctx, w, log, err)
 			return

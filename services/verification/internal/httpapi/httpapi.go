@@ -88,7 +88,11 @@ func caller(ctx context.Context) verification.Caller {
 func photo(svc *verification.Service, photos PhotoStore, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
-		p, err := svc.Photo(ctx, caller(ctx), r.PathValue("customerId"), r.PathValue("photoId"))
+		var p verification.Photo
+		err := kitserver.RetryRead(ctx, log, func() (err error) {
+			p, err = svc.Photo(ctx, caller(ctx), r.PathValue("customerId"), r.PathValue("photoId"))
+			return err
+		})
 		if err != nil {
 			envelope.Fail(ctx, w, log, err)
 			return
