@@ -151,12 +151,16 @@ func (b *Base) AddWorker(w server.Worker) { b.workers = append(b.workers, w) }
 // AddCloser runs f when the process stops (after workers have stopped).
 func (b *Base) AddCloser(f func()) { b.closers = append(b.closers, f) }
 
-// Subscribe runs an idempotent consumer for each subscription. The group
-// id carries the topic prefix, so that deployments (and tests) sharing a
-// broker never share a group.
+// Subscribe runs an idempotent consumer for each subscription, with as
+// many group members in this process as it asks for (each takes its own
+// partitions: one customer's events stay in one partition, in order). The
+// group id carries the topic prefix, so that deployments (and tests)
+// sharing a broker never share a group.
 func (b *Base) Subscribe(subs ...inbox.Subscription) {
 	for _, s := range subs {
-		b.consume(s.Group, max(s.Batch, 1), inbox.Handle(s.Routes...), s.Topics...)
+		for range max(s.Members, 1) {
+			b.consume(s.Group, max(s.Batch, 1), inbox.Handle(s.Routes...), s.Topics...)
+		}
 	}
 }
 

@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"log"
 	"net/http"
+	"os"
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -33,6 +35,7 @@ func main() {
 	rate := flag.Int("rate", 20, "new customers per second")
 	dur := flag.Duration("duration", 60*time.Second, "how long to create customers")
 	poll := flag.Duration("poll", 10*time.Millisecond, "how often each customer's status is polled")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run (labelled by component: go tool pprof -tags) here")
 	flag.Parse()
 	ctx := context.Background()
 	p, err := harness.Start(ctx)
@@ -47,6 +50,16 @@ func main() {
 	var samples []sample
 	failed := 0
 	var wg sync.WaitGroup
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	tick := time.NewTicker(time.Second / time.Duration(*rate))
 	defer tick.Stop()
 	end := time.Now().Add(*dur)
