@@ -8,20 +8,20 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/kycfield/kyc/pkg/apperr"
-	"github.com/kycfield/kyc/pkg/cutproxy"
+	"github.com/kycfield/kyc/pkg/faultproxy"
 	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/pkg/pgtest"
 )
 
 // proxied opens a pool of n connections to a fresh database through a
 // proxy that can cut them, with all n open and idle.
-func proxied(t *testing.T, n int) (*pgxpool.Pool, *cutproxy.Proxy) {
+func proxied(t *testing.T, n int) (*pgxpool.Pool, *faultproxy.Proxy) {
 	t.Helper()
 	u, err := url.Parse(pgtest.CreateDB(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	px := cutproxy.Start(t, u.Host)
+	px := faultproxy.Start(t, u.Host)
 	u.Host = px.Addr()
 	ctx := context.Background()
 	pool, err := pgdb.Open(ctx, u.String(), int32(n))

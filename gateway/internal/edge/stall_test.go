@@ -11,7 +11,7 @@ import (
 
 	"github.com/kycfield/kyc/gateway/internal/keys"
 	"github.com/kycfield/kyc/gateway/internal/redisguard"
-	"github.com/kycfield/kyc/gateway/internal/stallproxy"
+	"github.com/kycfield/kyc/pkg/faultproxy"
 	"github.com/kycfield/kyc/pkg/logging"
 	"github.com/kycfield/kyc/pkg/principal"
 	"github.com/kycfield/kyc/pkg/redistest"
@@ -32,7 +32,7 @@ func newRedis(addr string) *redis.Client {
 // its metric), nothing answers 500, and Redis counts again once it is back.
 func TestRedisStallCostsARequestAtMostOneTimeout(t *testing.T) {
 	direct, prefix := redistest.New(t)
-	proxy := stallproxy.Start(t, direct.Options().Addr)
+	proxy := faultproxy.Start(t, direct.Options().Addr)
 	rdb := newRedis(proxy.Addr())
 	t.Cleanup(func() { rdb.Close() })
 	g := newTestGateway(t, rdb, prefix, keys.Plan{ID: "growth", DailyRequests: 10000, LiveAccess: true})

@@ -18,7 +18,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
-	"github.com/kycfield/kyc/gateway/internal/stallproxy"
+	"github.com/kycfield/kyc/pkg/faultproxy"
 	"github.com/kycfield/kyc/pkg/logging"
 	"github.com/kycfield/kyc/pkg/redistest"
 )
@@ -327,7 +327,7 @@ func TestAStalledRedisIsWaitedForOnce(t *testing.T) {
 // and must not be refused as "Redis is down", lets them through.
 func TestTheProbeBringsAStalledRedisBack(t *testing.T) {
 	direct, prefix := redistest.New(t)
-	proxy := stallproxy.Start(t, direct.Options().Addr)
+	proxy := faultproxy.Start(t, direct.Options().Addr)
 	rdb := NewClient(&redis.Options{Addr: proxy.Addr(), MaxRetries: 1},
 		Options{Timeout: 200 * time.Millisecond, ProbeInterval: 20 * time.Millisecond}, logging.Discard(), noop.NewMeterProvider().Meter(""))
 	defer rdb.Close()

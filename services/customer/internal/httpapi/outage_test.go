@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/kycfield/kyc/pkg/apperr"
-	"github.com/kycfield/kyc/pkg/cutproxy"
 	"github.com/kycfield/kyc/pkg/envelope"
+	"github.com/kycfield/kyc/pkg/faultproxy"
 	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/pkg/keyring"
 	"github.com/kycfield/kyc/pkg/kitserver"
@@ -36,7 +36,7 @@ import (
 // its connections.
 type outageService struct {
 	url   string
-	proxy *cutproxy.Proxy
+	proxy *faultproxy.Proxy
 }
 
 func startBehindProxy(t *testing.T) outageService {
@@ -50,7 +50,7 @@ func startBehindProxy(t *testing.T) outageService {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := cutproxy.Start(t, u.Host)
+	proxy := faultproxy.Start(t, u.Host)
 	u.Host = proxy.Addr()
 	pool, err := pgdb.Open(ctx, u.String(), 8)
 	if err != nil {

@@ -1,20 +1,27 @@
-// Package stallproxy is a loopback TCP proxy for tests that can stall:
-// while paused it still accepts connections but forwards nothing in either
-// direction, which is how a hung Redis (a long fork or script, a failover,
-// a black-holed network) looks to its clients. Tests put it in front of
-// the real Redis instead of pausing the shared server itself.
-package stallproxy
+// Package faultproxy is a loopback TCP proxy for tests that break a
+// dependency the ways production does, without touching the shared
+// server other tests use:
+//   - Pause holds every byte in both directions while still accepting
+//     connections: a hung Redis (a long fork or script, a failover, a
+//     black-holed network);
+//   - Cut closes every open connection at once, so clients see a reset or
+//     EOF mid-query: a server restart or a network blip;
+//   - Refuse closes each new connection as soon as it is accepted: the
+//     server is down.
+package faultproxy
 
 import (
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
-// Proxy forwards connections to a target address until paused.
+// Proxy forwards connections to a target address.
 type Proxy struct {
-	ln     net.Listener
-	target string
+	ln       net.Listener
+	target   string
+	refusing atomic.Bool
 
 	mu     sync.Mutex
 	resume chan struct{} // nil when running; closed by Resume
@@ -58,6 +65,23 @@ func (p *Proxy) Resume() {
 	}
 }
 
+// Cut closes every open connection, both sides, and returns how many
+// client connections it broke.
+func (p *Proxy) Cut() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.conns)
+	for c := range p.conns {
+		_ = c.Close()
+		delete(p.conns, c)
+	}
+	return n / 2 // each client connection has its upstream twin
+}
+
+// Refuse makes new connections fail at once (true) or forward again
+// (false). Open connections are untouched: Cut them too for an outage.
+func (p *Proxy) Refuse(on bool) { p.refusing.Store(on) }
+
 // gate blocks while the proxy is paused; false means it was closed
 // meanwhile and what was held back must be dropped.
 func (p *Proxy) gate() bool {
@@ -78,6 +102,10 @@ func (p *Proxy) accept() {
 		if err != nil {
 			return
 		}
+		if p.refusing.Load() {
+			_ = c.Close()
+			continue
+		}
 		go p.serve(c)
 	}
 }
@@ -85,7 +113,7 @@ func (p *Proxy) accept() {
 func (p *Proxy) serve(client net.Conn) {
 	server, err := net.Dial("tcp", p.target)
 	if err != nil {
-		client.Close()
+		_ = client.Close()
 		return
 	}
 	if !p.track(client, server) {
@@ -100,7 +128,8 @@ func (p *Proxy) serve(client net.Conn) {
 }
 
 // pipe copies src to dst, holding each chunk while paused, and closes both
-// ends when either side is done so the other copy ends too.
+// ends when either side is done so the other copy ends too (neither end
+// waits on a half-open pair).
 func (p *Proxy) pipe(dst, src net.Conn) {
 	defer dst.Close()
 	defer src.Close()
@@ -126,7 +155,7 @@ func (p *Proxy) track(cs ...net.Conn) bool {
 	defer p.mu.Unlock()
 	if p.closed {
 		for _, c := range cs {
-			c.Close()
+			_ = c.Close()
 		}
 		return false
 	}
@@ -145,13 +174,13 @@ func (p *Proxy) untrack(cs ...net.Conn) {
 }
 
 // close stops listening, closes every connection and drops what was held
-// back (so nothing reaches Redis after the test has cleaned up its keys).
+// back (so nothing reaches the server after the test has cleaned up).
 func (p *Proxy) close() {
-	p.ln.Close()
+	_ = p.ln.Close()
 	p.mu.Lock()
 	p.closed = true
 	for c := range p.conns {
-		c.Close()
+		_ = c.Close()
 	}
 	p.mu.Unlock()
 	p.Resume()
