@@ -1,12 +1,14 @@
 package e2e
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/kycfield/kyc/e2e/harness"
+	"github.com/kycfield/kyc/pkg/eventually"
 	"github.com/kycfield/kyc/pkg/pdftest"
 )
 
@@ -116,19 +118,12 @@ func TestALateDocumentIsInANewReportVersion(t *testing.T) {
 	if r := P.API(t, "POST", "/api/v1/customers/"+c.ID+"/documents", key, docLink("late-utility-bill.pdf")); r.Status != http.StatusCreated {
 		t.Fatalf("attach: %d %s", r.Status, r.Body)
 	}
-	deadline := time.Now().Add(reportWait)
-	for {
-		r := P.API(t, "GET", "/api/v1/customers/"+c.ID+"/report", key, nil)
-		if r.Header.Get("X-Report-Version") == "2" {
-			text := pdftest.Text(t, r.Body)
-			if !strings.Contains(text, "Documents (1)") || !strings.Contains(text, "late-utility-bill.pdf") {
-				t.Fatalf("version 2 does not list the late document:\n%s", text)
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no second version: %d %v", r.Status, r.Header)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var v2 harness.Response
+	eventually.Value(t, reportWait, "report version 2", func() (string, bool) {
+		v2 = P.API(t, "GET", "/api/v1/customers/"+c.ID+"/report", key, nil)
+		return fmt.Sprintf("%d version %q", v2.Status, v2.Header.Get("X-Report-Version")), v2.Header.Get("X-Report-Version") == "2"
+	})
+	if text := pdftest.Text(t, v2.Body); !strings.Contains(text, "Documents (1)") || !strings.Contains(text, "late-utility-bill.pdf") {
+		t.Fatalf("version 2 does not list the late document:\n%s", text)
 	}
 }

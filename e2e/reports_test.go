@@ -3,6 +3,7 @@ package e2e
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kycfield/kyc/e2e/harness"
+	"github.com/kycfield/kyc/pkg/eventually"
 	"github.com/kycfield/kyc/pkg/pdftest"
 )
 
@@ -23,38 +25,26 @@ const reportWait = 90 * time.Second
 
 func waitReport(t *testing.T, key, id string) harness.Response {
 	t.Helper()
-	deadline := time.Now().Add(reportWait)
-	for {
-		r := P.API(t, "GET", "/api/v1/customers/"+id+"/report", key, nil)
-		if r.Status != http.StatusConflict {
-			return r
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("report never became ready: %d %s", r.Status, r.Body)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var r harness.Response
+	eventually.Value(t, reportWait, "the report", func() (string, bool) {
+		r = P.API(t, "GET", "/api/v1/customers/"+id+"/report", key, nil)
+		return fmt.Sprintf("%d %.300s", r.Status, r.Body), r.Status != http.StatusConflict
+	})
+	return r
 }
 
 // waitReportURL polls a read until its reportUrl names the customer's
 // report download (report.generated reaches the other contexts in moments).
 func waitReportURL(t *testing.T, key, path, id string) {
 	t.Helper()
-	deadline := time.Now().Add(reportWait)
-	for {
+	eventually.Value(t, reportWait, path+" reportUrl", func() (string, bool) {
 		r := P.API(t, "GET", path, key, nil)
 		var got struct {
 			ReportURL *string `json:"reportUrl"`
 		}
 		r.Decode(t, &got)
-		if got.ReportURL != nil && strings.HasSuffix(*got.ReportURL, "/api/v1/customers/"+id+"/report") {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: reportUrl never set: %s", path, r.Body)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return string(r.Body), got.ReportURL != nil && strings.HasSuffix(*got.ReportURL, "/api/v1/customers/"+id+"/report")
+	})
 }
 
 var codeOnReport = regexp.MustCompile(`Verification code\s+([A-Z2-7]{24})`)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -58,17 +59,13 @@ func status(t *testing.T, key, customerID string) (harness.Response, statusView)
 // status is want.
 func waitOverall(t *testing.T, key, customerID, want string) statusView {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		r, s := status(t, key, customerID)
-		if s.OverallStatus == want {
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("overall status never became %s: %d %s", want, r.Status, r.Body)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var s statusView
+	eventually.Value(t, 20*time.Second, "overall status "+want, func() (string, bool) {
+		var r harness.Response
+		r, s = status(t, key, customerID)
+		return fmt.Sprintf("%d %s", r.Status, r.Body), s.OverallStatus == want
+	})
+	return s
 }
 
 func TestSandboxVerifiesEveryAddressWithEvidence(t *testing.T) {
@@ -195,7 +192,10 @@ func TestSandboxMagicValuesChooseTheOutcome(t *testing.T) {
 		c := create(t, key, newCustomer(map[string]any{"addresses": []map[string]any{
 			{"streetName": "Allen Avenue", "city": "Ikeja", "state": "Lagos", "notes": "SANDBOX_STALL"}}}))
 		s := waitOverall(t, key, c.ID, "IN_PROGRESS")
-		time.Sleep(500 * time.Millisecond) // several sandbox polls
+		// Barrier: a customer created after it is verified, so the sandbox
+		// worker has run since and passed the stalled address by.
+		later := create(t, key, newCustomer(nil))
+		waitOverall(t, key, later.ID, "VERIFIED")
 		if _, s = status(t, key, c.ID); s.Addresses[0].Status != "ASSIGNED" || s.OverallStatus != "IN_PROGRESS" {
 			t.Fatalf("stalled address moved: %+v", s)
 		}
