@@ -147,7 +147,11 @@ const settledJS = `() => {
 func (c *chromium) screen() string {
 	ctx, cancel := context.WithTimeout(c.ctx, 10*time.Second)
 	defer cancel()
-	s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+	// The address and the requests the page made (with how long each
+	// took, 0 while still open) say why a screen is not the one expected.
+	s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`"[" + location.href + "]\n" + document.body.innerText +
+		"\n[requests] " + performance.getEntriesByType("resource").slice(-12)
+			.map((e) => e.name.replace(location.origin, "") + " " + Math.round(e.duration) + "ms").join(", ")`))
 	return s
 }
 

@@ -49,9 +49,15 @@ async function start() {
   route(false); // a fresh load starts at the top, where "Skip to content" is
 }
 
+// routing counts route calls: a page whose data arrives after the person
+// has asked for another must not replace it (switch to Sandbox, then
+// open Plan before the customers list has loaded).
+let routing = 0;
+
 // route shows the page the address names; focus moves to its heading
 // when the person navigated, so a screen reader announces the new page.
 async function route(navigated) {
+  const turn = ++routing;
   const [name, ...params] = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
   if (!me) {
     top(null);
@@ -64,12 +70,14 @@ async function route(navigated) {
     return;
   }
   top(page.id);
+  let content;
   try {
     const mod = await page.load();
-    show(await mod.view({ me, params, refresh: () => route(false), reloadMe }), navigated);
+    content = await mod.view({ me, params, refresh: () => route(false), reloadMe });
   } catch (e) {
-    show([h("h1", { tabindex: "-1" }, page.label), h("p", { class: "error", role: "alert" }, e.message)], navigated);
+    content = [h("h1", { tabindex: "-1" }, page.label), h("p", { class: "error", role: "alert" }, e.message)];
   }
+  if (turn === routing) show(content, navigated);
 }
 
 async function reloadMe() {
