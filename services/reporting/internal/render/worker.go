@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/kycfield/kyc/pkg/pgdb"
+	"github.com/kycfield/kyc/pkg/server"
 	"github.com/kycfield/kyc/services/reporting/internal/postgres"
 	"github.com/kycfield/kyc/services/reporting/internal/report"
 )
@@ -29,7 +30,15 @@ type Worker struct {
 func (w *Worker) Run(ctx context.Context) error {
 	return pgdb.Worker{Pool: w.Pool, Channel: postgres.NotifyChannel, Poll: w.Poll, Log: w.Log, Name: "render worker",
 		Work: func(ctx context.Context) (bool, error) {
-			did, err := w.Service.RenderNext(ctx)
+			if ctx.Err() != nil {
+				return false, nil // told to stop: take no new render
+			}
+			// A render taken is finished even when the process is told to
+			// stop meanwhile (within its drain), rather than abandoned half
+			// way with its photo reads cut off and done again elsewhere.
+			hand, done := server.Hand(ctx)
+			defer done()
+			did, err := w.Service.RenderNext(hand)
 			if err != nil {
 				w.Log.WarnContext(ctx, "report render failed; will retry", "err", err)
 			}
