@@ -35,7 +35,7 @@ func (s *Service) ApplyAddressUpdate(ctx context.Context, tx Tx, u AddressUpdate
 	if !slices.Contains([]string{AddressPending, AddressAssigned, AddressInProgress, AddressVerified, AddressRejected, AddressCancelled}, u.Status) {
 		return false, apperr.Validation(apperr.Detail{Field: "status", Message: "unknown address status " + u.Status})
 	}
-	if !slices.Contains(CustomerStatuses, u.OverallStatus) {
+	if u.OverallStatus != "" && !slices.Contains(CustomerStatuses, u.OverallStatus) {
 		return false, apperr.Validation(apperr.Detail{Field: "overallStatus", Message: "unknown overall status " + u.OverallStatus})
 	}
 	c, err := tx.Get(ctx, u.OrgID, u.Env, u.CustomerID, true, true)
@@ -57,7 +57,14 @@ func (s *Service) ApplyAddressUpdate(ctx context.Context, tx Tx, u AddressUpdate
 	if err := tx.UpdateAddress(ctx, c, *a); err != nil {
 		return false, err
 	}
-	return true, s.restatus(ctx, tx, &c, u.OverallStatus, u.VerificationDate)
+	next, verifiedAt := u.OverallStatus, u.VerificationDate
+	if next == "" {
+		// An event published before verification announced the overall
+		// status (in flight during the upgrade): the address is applied,
+		// and the customer's status waits for the next event.
+		next, verifiedAt = c.Status, c.VerificationDate
+	}
+	return true, s.restatus(ctx, tx, &c, next, verifiedAt)
 }
 
 // restatus records the customer's overall status and verification date

@@ -406,3 +406,26 @@ func TestReadsSeeStatusAndAddressesTogether(t *testing.T) {
 	}
 	t.Logf("%d updates; consistent reads: %v", seq, seen)
 }
+
+// An address update published before verification announced the overall
+// status (in flight during an upgrade) still moves the address; the
+// customer's status stays as it was until the next event says.
+func TestAnUpdateWithoutOverallStatusMovesOnlyTheAddress(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	who := customer.Caller{OrgID: "org_legacy", Env: "test"}
+	c, err := f.svc.Create(context.Background(), who, input("+2348030000011", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	consumer := inbox.New("test", nil, f.pool, logging.Discard(), inbox.HandlerOf(events.Subscriptions(f.svc, f.store.Within), "customer.verification-status"))
+	e, _ := event.New(events.TypeAddressUpdated, who.OrgID, who.Env, map[string]any{"customerId": c.ID,
+		"addressId": c.Addresses[0].ID, "status": "ASSIGNED", "sequence": 2, "occurredAt": time.Now()})
+	if err := consumer.Apply(context.Background(), e); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.svc.Get(context.Background(), who, c.ID)
+	if err != nil || got.Addresses[0].Status != customer.AddressAssigned || got.Status != customer.StatusPending {
+		t.Fatalf("after a legacy update: %s / %s (%v)", got.Status, got.Addresses[0].Status, err)
+	}
+}
