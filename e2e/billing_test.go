@@ -72,17 +72,18 @@ func TestLiveVerificationsAreBilledOncePerAddress(t *testing.T) {
 	// Every event is about one customer, so all go to one partition, in
 	// order (the sandbox one too: customer ids are unique across
 	// environments, and a wrong charge for it must come before the barrier).
-	publishOutcome(t, w, org, "live", "cus_a", "adr_a1", "ASSIGNED")  // not final: free
-	publishOutcome(t, w, org, "live", "cus_a", "adr_a1", "VERIFIED")  // billed
-	publishOutcome(t, w, org, "live", "cus_a", "adr_a1", "VERIFIED")  // same address, new event id: not again
-	publishOutcome(t, w, org, "live", "cus_a", "adr_a2", "REJECTED")  // billed
-	publishOutcome(t, w, org, "test", "cus_a", "adr_s1", "VERIFIED")  // sandbox: free
-	publishOutcome(t, w, org, "live", "cus_a", "adr_a3", "CANCELLED") // not an outcome
+	cus, a1, a2, s1, a3 := "cus_"+uuid.NewString(), "adr_"+uuid.NewString(), "adr_"+uuid.NewString(), "adr_"+uuid.NewString(), "adr_"+uuid.NewString()
+	publishOutcome(t, w, org, "live", cus, a1, "ASSIGNED")  // not final: free
+	publishOutcome(t, w, org, "live", cus, a1, "VERIFIED")  // billed
+	publishOutcome(t, w, org, "live", cus, a1, "VERIFIED")  // same address, new event id: not again
+	publishOutcome(t, w, org, "live", cus, a2, "REJECTED")  // billed
+	publishOutcome(t, w, org, "test", cus, s1, "VERIFIED")  // sandbox: free
+	publishOutcome(t, w, org, "live", cus, a3, "CANCELLED") // not an outcome
 	// Barrier: a last billable outcome. Once it is charged, every event
 	// before it in the partition has been applied, so a wrong extra charge
 	// would already show.
 	barrier := "adr_" + uuid.NewString()
-	publishOutcome(t, w, org, "live", "cus_a", barrier, "VERIFIED")
+	publishOutcome(t, w, org, "live", cus, barrier, "VERIFIED")
 	// The barrier first, then the report: a report read before the
 	// barrier was charged could miss the outcomes just before it.
 	eventually.True(t, 15*time.Second, "the barrier outcome charged", func() bool { return billed(t, barrier) })
