@@ -64,10 +64,15 @@ type ListQuery struct {
 	Cursor     *Cursor
 }
 
-// Offset of the first row of the page.
+// Offset of the first row of the page. It saturates at MaxOffset: a
+// page number large enough to overflow the product (9223372036854775807)
+// must read as too deep, not wrap to a negative OFFSET.
 func (q ListQuery) Offset() int {
 	if q.Page <= 1 {
 		return 0
+	}
+	if q.Page-1 >= MaxOffset/max(q.Limit, 1) {
+		return MaxOffset
 	}
 	return (q.Page - 1) * q.Limit
 }

@@ -149,6 +149,8 @@ func TestParseListQuery(t *testing.T) {
 		{"page negative", RawListQuery{Page: s("-1")}, "page", nil},
 		{"bad status", RawListQuery{Status: s("DONE")}, "status", nil},
 		{"too deep", RawListQuery{Page: s("501"), Limit: s("20")}, "page", nil},
+		{"deep enough to overflow the offset", RawListQuery{Page: s("9223372036854775807"), Limit: s("100")}, "page", nil},
+		{"the largest page times the largest limit", RawListQuery{Page: s("92233720368547758"), Limit: s("100")}, "page", nil},
 		{"deepest allowed", RawListQuery{Page: s("500"), Limit: s("20")}, "", func(q ListQuery) bool { return q.Offset() == 9980 }},
 		{"bad cursor", RawListQuery{Cursor: s("nope")}, "cursor", nil},
 		{"cursor and page", RawListQuery{Cursor: s(cursor), Page: s("2")}, "page", nil},
