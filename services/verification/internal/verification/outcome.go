@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/kycfield/kyc/pkg/apperr"
@@ -47,9 +48,12 @@ const MinPhotos = 2
 
 func (o Outcome) check() error {
 	d := o.outcomeProblems()
-	for field, v := range map[string]string{"verifiedAddress": o.VerifiedAddress, "notes": o.Notes} {
-		if utf8.RuneCountInString(v) > maxText {
+	for field, v := range o.texts() {
+		switch {
+		case utf8.RuneCountInString(v) > maxText:
 			d = append(d, apperr.Detail{Field: field, Message: fmt.Sprintf("must be at most %d characters", maxText)})
+		case !plainText(v):
+			d = append(d, apperr.Detail{Field: field, Message: "must be text without control characters (line breaks and tabs are fine)"})
 		}
 	}
 	if o.Resident != nil && o.Resident.YearsAtAddress != nil && (*o.Resident.YearsAtAddress < 0 || *o.Resident.YearsAtAddress > 120) {
@@ -63,6 +67,38 @@ func (o Outcome) check() error {
 		return apperr.Validation(d...)
 	}
 	return nil
+}
+
+// texts are the outcome's free-text fields by name: what the agent typed,
+// which lenders read in the API, webhooks and the report.
+func (o Outcome) texts() map[string]string {
+	t := map[string]string{"verifiedAddress": o.VerifiedAddress, "notes": o.Notes}
+	if o.Resident != nil {
+		t["resident.name"], t["resident.relationship"] = o.Resident.Name, o.Resident.Relationship
+	}
+	if o.Building != nil {
+		t["building.type"], t["building.colour"] = o.Building.Type, o.Building.Colour
+	}
+	if o.Neighbour != nil {
+		t["neighbour.notes"] = o.Neighbour.Notes
+	}
+	return t
+}
+
+// plainText reports whether s is valid UTF-8 with no control character
+// but line breaks and tabs: a NUL cannot be stored (it was a 500), and
+// terminal escapes or bells have no business in a report or a lender's
+// logs.
+func plainText(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' {
+			return false
+		}
+	}
+	return true
 }
 
 // outcomeProblems checks the outcome and what goes with it.
