@@ -254,3 +254,32 @@ func TestVerifyAcceptsAGenuineCodeAndRefusesAForgedOne(t *testing.T) {
 	}
 
 }
+
+// customersSay stands in for the customer service's answer.
+type customersSay bool
+
+func (c customersSay) Exists(context.Context, string, string, string) (bool, error) { return bool(c), nil }
+
+// TestTheCustomerServiceSaysWhetherTheCustomerIsThere: with the customer
+// service asked, a customer it has whose profile has not reached this
+// context yet is a report not ready (409), and one it does not have is
+// 404 even while this context's copy still holds it (a delete a moment
+// ago).
+func TestTheCustomerServiceSaysWhetherTheCustomerIsThere(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	who := newTenant("live")
+	f.svc.AskCustomers(customersSay(true))
+	if r := f.report(t, who, "cus_"+strings.Repeat("cd", 16)); r.status != http.StatusConflict || r.code() != report.CodeNotReady {
+		t.Fatalf("a customer not yet known here: %d %s", r.status, r.body)
+	}
+	id := f.customer(t, who, events.TypeCustomerCreated)
+	f.outcome(t, outcome(t, who, id, report.Verified))
+	if r := f.report(t, who, id); r.status != http.StatusOK {
+		t.Fatalf("a reported customer: %d %s", r.status, r.body)
+	}
+	f.svc.AskCustomers(customersSay(false))
+	if r := f.report(t, who, id); r.status != http.StatusNotFound || r.code() != "NOT_FOUND" {
+		t.Fatalf("a customer the customer service no longer has: %d %s", r.status, r.body)
+	}
+}

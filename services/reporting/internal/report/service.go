@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/ids"
 )
 
 // Error codes of this context.
@@ -147,6 +148,28 @@ type Customers interface {
 // AskCustomers makes every download check with c first.
 func (s *Service) AskCustomers(c Customers) { s.customers = c }
 
+// exists is nil when the caller's customer is there. The customer context
+// says so when it is asked: a customer it has but whose profile has not
+// reached this context yet is a report not ready (409), not an unknown
+// customer (404). Without it, this context's own copy answers.
+func (s *Service) exists(ctx context.Context, who Caller, customerID string) error {
+	if s.customers == nil {
+		_, err := s.repo.Customer(ctx, who, customerID)
+		return err
+	}
+	if !ids.Valid("cus", customerID) {
+		return ErrCustomerNotFound
+	}
+	ok, err := s.customers.Exists(ctx, who.OrgID, who.Env, customerID)
+	if err != nil {
+		return apperr.Unavailable("The customer service", err)
+	}
+	if !ok {
+		return ErrCustomerNotFound
+	}
+	return nil
+}
+
 // NewService builds a Service; evidence may be nil (reports then list
 // the photos without showing them).
 func NewService(repo Repository, files Files, render Renderer, evidence Evidence, now func() time.Time, links Links) *Service {
@@ -213,17 +236,8 @@ func (l Links) ReportURL(customerID string) string {
 // Latest opens the newest report of the caller's customer: 404 for a
 // customer the caller cannot see, 409 REPORT_NOT_READY while none exists.
 func (s *Service) Latest(ctx context.Context, who Caller, customerID string) (Report, io.ReadCloser, error) {
-	if _, err := s.repo.Customer(ctx, who, customerID); err != nil {
+	if err := s.exists(ctx, who, customerID); err != nil {
 		return Report{}, nil, err
-	}
-	if s.customers != nil {
-		ok, err := s.customers.Exists(ctx, who.OrgID, who.Env, customerID)
-		if err != nil {
-			return Report{}, nil, apperr.Unavailable("The customer service", err)
-		}
-		if !ok {
-			return Report{}, nil, ErrCustomerNotFound
-		}
 	}
 	r, err := s.repo.Latest(ctx, who, customerID)
 	if errors.Is(err, ErrReportNotFound) {
