@@ -258,7 +258,9 @@ func TestVerifyAcceptsAGenuineCodeAndRefusesAForgedOne(t *testing.T) {
 // customersSay stands in for the customer service's answer.
 type customersSay bool
 
-func (c customersSay) Exists(context.Context, string, string, string) (bool, error) { return bool(c), nil }
+func (c customersSay) Exists(context.Context, string, string, string) (bool, error) {
+	return bool(c), nil
+}
 
 // TestTheCustomerServiceSaysWhetherTheCustomerIsThere: with the customer
 // service asked, a customer it has whose profile has not reached this
