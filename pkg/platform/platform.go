@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -157,14 +158,25 @@ func (b *Base) AddCloser(f func()) { b.closers = append(b.closers, f) }
 // group id carries the topic prefix, so that deployments (and tests)
 // sharing a broker never share a group.
 func (b *Base) Subscribe(subs ...inbox.Subscription) {
+	var readers []*kafka.Reader
 	for _, s := range subs {
 		for range max(s.Members, 1) {
-			b.consume(s.Group, max(s.Batch, 1), inbox.Handle(s.Routes...), s.Topics...)
+			readers = append(readers, b.consume(s.Group, max(s.Batch, 1), inbox.Handle(s.Routes...), s.Topics...))
 		}
 	}
+	// Closing a group member leaves the group, a round trip or more to the
+	// broker each: all at once, so a process with several members drains
+	// within its SHUTDOWN_TIMEOUT.
+	b.closers = append(b.closers, func() {
+		var wg sync.WaitGroup
+		for _, r := range readers {
+			wg.Go(func() { _ = r.Close() })
+		}
+		wg.Wait()
+	})
 }
 
-func (b *Base) consume(group string, batch int, h inbox.Handler, topics ...string) {
+func (b *Base) consume(group string, batch int, h inbox.Handler, topics ...string) *kafka.Reader {
 	full := make([]string, len(topics))
 	for i, t := range topics {
 		full[i] = b.Bus.Topic(t)
@@ -172,10 +184,10 @@ func (b *Base) consume(group string, batch int, h inbox.Handler, topics ...strin
 	short := group
 	group = b.Bus.TopicPrefix + group
 	r := kafkabus.NewGroupReader(b.Bus, group, full...)
-	b.closers = append(b.closers, func() { _ = r.Close() })
 	c := inbox.New(group, r, b.DB, b.Log, h).WithBatch(batch).WithTracing(b.Tel.Tracers)
 	b.lag.add(short, c)
 	b.AddWorker(c.Run)
+	return r
 }
 
 // Protect requires a gateway-signed principal of one of kinds on h.

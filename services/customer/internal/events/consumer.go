@@ -67,7 +67,7 @@ type ReportGenerated struct {
 // lender-facing read of a customer is served from one place.
 func Subscriptions(svc *customer.Service, within func(pgx.Tx) customer.Tx) []inbox.Subscription {
 	return []inbox.Subscription{
-		{Group: "customer.verification-status", Topics: []string{event.TopicVerification}, Members: 3, Routes: []inbox.Route{
+		{Group: "customer.verification-status", Topics: []string{event.TopicVerification}, Batch: 16, Routes: []inbox.Route{
 			inbox.On(func(ctx context.Context, tx pgx.Tx, e event.Event, d AddressUpdated) error {
 				if string(d.VerificationData) == "null" {
 					d.VerificationData = nil
