@@ -59,16 +59,12 @@ func Handle(routes ...Route) Handler {
 
 // Subscription is a consumer group: the topics (short names) it reads
 // and its routes. Batch, above 1, applies up to that many waiting events
-// per transaction (Consumer.WithBatch). Members, above 1, runs that many
-// members of the group in each process, each with its own partitions, so
-// that a consumer whose every event is a few round trips to its database
-// keeps up with a busy topic without holding locks across events.
+// per transaction (Consumer.WithBatch).
 type Subscription struct {
-	Group   string
-	Topics  []string
-	Batch   int
-	Members int
-	Routes  []Route
+	Group  string
+	Topics []string
+	Batch  int
+	Routes []Route
 }
 
 // Reads is the consumer side of the event contracts of subs: each event

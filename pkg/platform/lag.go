@@ -17,22 +17,18 @@ const MetricConsumerLag = "kyc_consumer_lag"
 // process's consumers has yet to apply (inbox.Consumer.Lag).
 type consumerLag struct {
 	mu      sync.Mutex
-	readers map[string][]*inbox.Consumer // group (without the topic prefix) -> its members here
+	readers map[string]*inbox.Consumer // group (without the topic prefix) -> consumer
 }
 
 func newConsumerLag(meter metric.Meter) (*consumerLag, error) {
-	l := &consumerLag{readers: map[string][]*inbox.Consumer{}}
+	l := &consumerLag{readers: map[string]*inbox.Consumer{}}
 	_, err := meter.Int64ObservableGauge(MetricConsumerLag,
 		metric.WithDescription("Messages not yet read by the consumer group, by consumer"),
 		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
 			l.mu.Lock()
 			defer l.mu.Unlock()
-			for group, members := range l.readers {
-				var lag int64
-				for _, r := range members {
-					lag += r.Lag()
-				}
-				o.Observe(lag, metric.WithAttributes(attribute.String("consumer", group)))
+			for group, r := range l.readers {
+				o.Observe(r.Lag(), metric.WithAttributes(attribute.String("consumer", group)))
 			}
 			return nil
 		}))
@@ -41,6 +37,6 @@ func newConsumerLag(meter metric.Meter) (*consumerLag, error) {
 
 func (l *consumerLag) add(group string, r *inbox.Consumer) {
 	l.mu.Lock()
-	l.readers[group] = append(l.readers[group], r)
+	l.readers[group] = r
 	l.mu.Unlock()
 }

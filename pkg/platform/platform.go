@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -152,31 +151,16 @@ func (b *Base) AddWorker(w server.Worker) { b.workers = append(b.workers, w) }
 // AddCloser runs f when the process stops (after workers have stopped).
 func (b *Base) AddCloser(f func()) { b.closers = append(b.closers, f) }
 
-// Subscribe runs an idempotent consumer for each subscription, with as
-// many group members in this process as it asks for (each takes its own
-// partitions: one customer's events stay in one partition, in order). The
-// group id carries the topic prefix, so that deployments (and tests)
-// sharing a broker never share a group.
+// Subscribe runs an idempotent consumer for each subscription. The group
+// id carries the topic prefix, so that deployments (and tests) sharing a
+// broker never share a group.
 func (b *Base) Subscribe(subs ...inbox.Subscription) {
-	var readers []*kafka.Reader
 	for _, s := range subs {
-		for range max(s.Members, 1) {
-			readers = append(readers, b.consume(s.Group, max(s.Batch, 1), inbox.Handle(s.Routes...), s.Topics...))
-		}
+		b.consume(s.Group, max(s.Batch, 1), inbox.Handle(s.Routes...), s.Topics...)
 	}
-	// Closing a group member leaves the group, a round trip or more to the
-	// broker each: all at once, so a process with several members drains
-	// within its SHUTDOWN_TIMEOUT.
-	b.closers = append(b.closers, func() {
-		var wg sync.WaitGroup
-		for _, r := range readers {
-			wg.Go(func() { _ = r.Close() })
-		}
-		wg.Wait()
-	})
 }
 
-func (b *Base) consume(group string, batch int, h inbox.Handler, topics ...string) *kafka.Reader {
+func (b *Base) consume(group string, batch int, h inbox.Handler, topics ...string) {
 	full := make([]string, len(topics))
 	for i, t := range topics {
 		full[i] = b.Bus.Topic(t)
@@ -184,10 +168,10 @@ func (b *Base) consume(group string, batch int, h inbox.Handler, topics ...strin
 	short := group
 	group = b.Bus.TopicPrefix + group
 	r := kafkabus.NewGroupReader(b.Bus, group, full...)
+	b.closers = append(b.closers, func() { _ = r.Close() })
 	c := inbox.New(group, r, b.DB, b.Log, h).WithBatch(batch).WithTracing(b.Tel.Tracers)
 	b.lag.add(short, c)
 	b.AddWorker(c.Run)
-	return r
 }
 
 // Protect requires a gateway-signed principal of one of kinds on h.
