@@ -56,9 +56,15 @@ func (c *Consumer) processBatch(ctx, hand context.Context, msgs []kafka.Message)
 			c.log.Error("skipping undecodable event", "consumer", c.name, "topic", m.Topic, "offset", m.Offset, "err", err)
 			continue
 		}
+		if !c.wants(e) {
+			continue
+		}
 		ictx, span := c.consumerSpan(hand, m)
 		spans = append(spans, span)
 		items = append(items, item{ictx, e})
+	}
+	if len(items) == 0 {
+		return true
 	}
 	err := pgx.BeginFunc(hand, c.pool, func(tx pgx.Tx) error {
 		for _, it := range items {

@@ -89,3 +89,51 @@ func redeliveries(t *testing.T, bus kafkabus.Config, topic string, batch int, a,
 		t.Fatalf("effects: %v", counts)
 	}
 }
+
+// A topic carries every event of its producer; a consumer that reads some
+// types of it neither runs its handler for the others nor records them.
+func TestEventsOfTypesNotReadAreSkippedBeforeTheDatabase(t *testing.T) {
+	t.Parallel()
+	bus, topic, publish := newTopic(t, "only")
+	var want []event.Event
+	for _, typ := range []string{"other", "read", "other", "other", "last"} {
+		e, _ := event.New(typ, "org", "test", nil)
+		b, _ := json.Marshal(e)
+		publish(kafka.Message{Value: b})
+		if typ != "other" {
+			want = append(want, e)
+		}
+	}
+	for _, batch := range []int{1, 16} {
+		t.Run("batch "+strconv.Itoa(batch), func(t *testing.T) {
+			pool, _ := pgtest.NewDB(t, inbox.Migration())
+			var seen atomic.Int32
+			var last atomic.Bool
+			h := func(ctx context.Context, tx pgx.Tx, e event.Event) error {
+				seen.Add(1)
+				if e.Type == "last" {
+					last.Store(true)
+				}
+				return nil
+			}
+			group := bus.TopicPrefix + "only" + strconv.Itoa(batch)
+			r := kafkabus.NewGroupReader(bus, group, topic)
+			defer r.Close()
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() {
+				_ = inbox.New(group, r, pool, logging.Discard(), h).Only("read", "last").WithBatch(batch).Run(ctx)
+				close(done)
+			}()
+			defer func() { cancel(); <-done }()
+			eventually.True(t, 30*time.Second, "the last event applied", last.Load)
+			var recorded int
+			if err := pool.QueryRow(context.Background(), `SELECT count(*) FROM processed_events`).Scan(&recorded); err != nil {
+				t.Fatal(err)
+			}
+			if seen.Load() != int32(len(want)) || recorded != len(want) {
+				t.Fatalf("handler ran %d times and %d events were recorded; want %d of each", seen.Load(), recorded, len(want))
+			}
+		})
+	}
+}

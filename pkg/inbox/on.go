@@ -67,6 +67,15 @@ type Subscription struct {
 	Routes []Route
 }
 
+// Types are the event types the subscription's routes read.
+func (s Subscription) Types() []string {
+	var out []string
+	for _, r := range s.Routes {
+		out = append(out, r.Types...)
+	}
+	return out
+}
+
 // Reads is the consumer side of the event contracts of subs: each event
 // type with the struct it is decoded into. Two routes reading one type
 // into different structs are both listed, so both are held to the

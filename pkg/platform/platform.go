@@ -156,20 +156,21 @@ func (b *Base) AddCloser(f func()) { b.closers = append(b.closers, f) }
 // broker never share a group.
 func (b *Base) Subscribe(subs ...inbox.Subscription) {
 	for _, s := range subs {
-		b.consume(s.Group, max(s.Batch, 1), inbox.Handle(s.Routes...), s.Topics...)
+		b.consume(s)
 	}
 }
 
-func (b *Base) consume(group string, batch int, h inbox.Handler, topics ...string) {
-	full := make([]string, len(topics))
-	for i, t := range topics {
+func (b *Base) consume(s inbox.Subscription) {
+	group := s.Group
+	full := make([]string, len(s.Topics))
+	for i, t := range s.Topics {
 		full[i] = b.Bus.Topic(t)
 	}
 	short := group
 	group = b.Bus.TopicPrefix + group
 	r := kafkabus.NewGroupReader(b.Bus, group, full...)
 	b.closers = append(b.closers, func() { _ = r.Close() })
-	c := inbox.New(group, r, b.DB, b.Log, h).WithBatch(batch).WithTracing(b.Tel.Tracers)
+	c := inbox.New(group, r, b.DB, b.Log, inbox.Handle(s.Routes...)).Only(s.Types()...).WithBatch(max(s.Batch, 1)).WithTracing(b.Tel.Tracers)
 	b.lag.add(short, c)
 	b.AddWorker(c.Run)
 }

@@ -56,17 +56,21 @@ type Tx interface {
 	// (and changes nothing) when limit > 0 and the limit is reached.
 	CountCreated(ctx context.Context, orgID, env, status string, limit int) (bool, error)
 	CountDeleted(ctx context.Context, orgID, env, status string) error
-	CountMoved(ctx context.Context, orgID, env, from, to string) error // from != to
 
 	Insert(ctx context.Context, c Customer) error
 	// Get returns a customer; deleted ones only when withDeleted.
 	Get(ctx context.Context, orgID, env, id string, forUpdate, withDeleted bool) (Customer, error)
 	UpdatePersonal(ctx context.Context, c Customer) error
-	UpdateStatus(ctx context.Context, c Customer) error
+	// LockStatus locks a customer (deleted ones too) until the
+	// transaction ends and reads its status.
+	LockStatus(ctx context.Context, orgID, env, id string) (StatusNow, error)
+	// MoveAddress applies m if its sequence is newer than the address's
+	// last: the address, the customer's status and, with CountFrom, the
+	// counters. It reports whether it applied m.
+	MoveAddress(ctx context.Context, orgID, env string, m Move) (bool, error)
 	SoftDelete(ctx context.Context, c Customer) error
 	InsertAddress(ctx context.Context, c Customer, a Address, position int) error
 	InsertDocument(ctx context.Context, c Customer, d Document, position int) error
-	UpdateAddress(ctx context.Context, c Customer, a Address) error
 	// SetReportURL records where the customer's newest report is; it
 	// reports false for a customer it does not hold (other tenant, gone).
 	SetReportURL(ctx context.Context, orgID, env, id, url string) (bool, error)

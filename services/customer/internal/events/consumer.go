@@ -65,9 +65,15 @@ type ReportGenerated struct {
 // the documents appended through the document context and the report's
 // address, each kept on the customer it belongs to so that every
 // lender-facing read of a customer is served from one place.
+//
+// The verification status feeds the status read, so it must keep up with
+// the sandbox pipeline: up to 4 events per transaction. Measured side by
+// side (BENCHMARKS §3a): with 1 it fell behind at 80 new customers a
+// second, and with 16 it held the status counters' row locks long enough
+// to slow the POSTs that bump the same counters (POST p99 0.6 s).
 func Subscriptions(svc *customer.Service, within func(pgx.Tx) customer.Tx) []inbox.Subscription {
 	return []inbox.Subscription{
-		{Group: "customer.verification-status", Topics: []string{event.TopicVerification}, Batch: 16, Routes: []inbox.Route{
+		{Group: "customer.verification-status", Topics: []string{event.TopicVerification}, Batch: 4, Routes: []inbox.Route{
 			inbox.On(func(ctx context.Context, tx pgx.Tx, e event.Event, d AddressUpdated) error {
 				if string(d.VerificationData) == "null" {
 					d.VerificationData = nil

@@ -178,10 +178,40 @@ func (t *txn) UpdatePersonal(ctx context.Context, c customer.Customer) error {
 	return err
 }
 
-func (t *txn) UpdateStatus(ctx context.Context, c customer.Customer) error {
-	_, err := t.tx.Exec(ctx, `UPDATE customers SET status=$2, verification_date=$3, updated_at=$4 WHERE id=$1`,
-		c.ID, c.Status, c.VerificationDate, c.UpdatedAt)
-	return err
+func (t *txn) LockStatus(ctx context.Context, orgID, env, id string) (customer.StatusNow, error) {
+	var st customer.StatusNow
+	err := t.tx.QueryRow(ctx, `SELECT status, verification_date, deleted_at IS NOT NULL FROM customers
+		WHERE id = $1 AND org_id = $2 AND env = $3 FOR UPDATE`, id, orgID, env).Scan(&st.Status, &st.VerificationDate, &st.Deleted)
+	if pgdb.IsNoRows(err) {
+		return st, customer.ErrNotFound
+	}
+	return st, err
+}
+
+// moveAddress is one statement, so that the busiest write of the service
+// is one round trip: the address moves only if the event is newer, and
+// the customer's status and the counters move only if the address did.
+// The caller holds the customer's lock (LockStatus), so CountFrom is the
+// status the counters hold it under.
+const moveAddress = `WITH moved AS (
+	UPDATE addresses SET status = $4, verification_data = COALESCE($5::jsonb, verification_data), sequence = $6, updated_at = $7
+	WHERE id = $3 AND customer_id = $1 AND sequence < $6 RETURNING 1
+), restatused AS (
+	UPDATE customers SET status = $8, verification_date = $9, updated_at = $7
+	WHERE id = $1 AND org_id = $2 AND env = $10 AND EXISTS (SELECT 1 FROM moved) RETURNING 1
+), counted AS (
+	INSERT INTO customer_counts (org_id, env, status, n)
+	SELECT $2::text, $10::text, s.status, s.d FROM (VALUES ($11::text, -1), ($8::text, 1)) AS s(status, d)
+	WHERE $11::text <> '' AND EXISTS (SELECT 1 FROM restatused)
+	ON CONFLICT (org_id, env, status) DO UPDATE SET n = customer_counts.n + EXCLUDED.n
+)
+SELECT EXISTS (SELECT 1 FROM moved)`
+
+func (t *txn) MoveAddress(ctx context.Context, orgID, env string, m customer.Move) (bool, error) {
+	var moved bool
+	err := t.tx.QueryRow(ctx, moveAddress, m.CustomerID, orgID, m.AddressID, m.Status, nullJSON(m.VerificationData), m.Sequence,
+		m.At, m.CustomerStatus, m.VerificationDate, env, m.CountFrom).Scan(&moved)
+	return moved, err
 }
 
 func (t *txn) SetReportURL(ctx context.Context, orgID, env, id, url string) (bool, error) {
@@ -205,12 +235,6 @@ func (t *txn) InsertDocument(ctx context.Context, c customer.Customer, d custome
 	_, err := t.tx.Exec(ctx, `INSERT INTO documents (id, customer_id, position, document_type, file_name, file_url, file_type, file_size,
 		verified, uploaded_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`,
 		d.ID, c.ID, position, d.DocumentType, d.FileName, d.FileURL, d.FileType, d.FileSize, d.Verified, d.UploadedAt)
-	return err
-}
-
-func (t *txn) UpdateAddress(ctx context.Context, c customer.Customer, a customer.Address) error {
-	_, err := t.tx.Exec(ctx, `UPDATE addresses SET status=$3, verification_data=$4, sequence=$5, updated_at=$6 WHERE id=$1 AND customer_id=$2`,
-		a.ID, c.ID, a.Status, nullJSON(a.VerificationData), a.Sequence, a.UpdatedAt)
 	return err
 }
 

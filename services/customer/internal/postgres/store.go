@@ -115,10 +115,6 @@ func (t *txn) CountDeleted(ctx context.Context, orgID, env, status string) error
 	return t.bump2(ctx, orgID, env, "ALL", -1, status, -1)
 }
 
-func (t *txn) CountMoved(ctx context.Context, orgID, env, from, to string) error {
-	return t.bump2(ctx, orgID, env, from, -1, to, 1)
-}
-
 func (t *txn) bump(ctx context.Context, orgID, env, status string, d int) error {
 	_, err := t.tx.Exec(ctx, `INSERT INTO customer_counts (org_id, env, status, n) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (org_id, env, status) DO UPDATE SET n = customer_counts.n + EXCLUDED.n`, orgID, env, status, d)

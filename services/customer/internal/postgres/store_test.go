@@ -429,3 +429,46 @@ func TestAnUpdateWithoutOverallStatusMovesOnlyTheAddress(t *testing.T) {
 		t.Fatalf("after a legacy update: %s / %s (%v)", got.Status, got.Addresses[0].Status, err)
 	}
 }
+
+// The status move is one statement scoped by the customer's tenant: an
+// event naming a customer of another organization, or one that was
+// deleted, moves no address and no counter.
+func TestAddressUpdatesOfDeletedOrForeignCustomersMoveNoCounter(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	who := customer.Caller{OrgID: "org_moves", Env: "test"}
+	other := customer.Caller{OrgID: "org_other", Env: "test"}
+	kept, err := f.svc.Create(context.Background(), who, input("+2348030000012", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, err := f.svc.Create(context.Background(), who, input("+2348030000013", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.Delete(context.Background(), who, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	consumer := inbox.New("test", nil, f.pool, logging.Discard(), inbox.HandlerOf(events.Subscriptions(f.svc, f.store.Within), "customer.verification-status"))
+	for _, tc := range []struct {
+		as customer.Caller
+		c  customer.Customer
+	}{{other, kept}, {who, gone}, {customer.Caller{OrgID: who.OrgID, Env: "live"}, kept}} {
+		e, _ := event.New(events.TypeAddressUpdated, tc.as.OrgID, tc.as.Env, map[string]any{"customerId": tc.c.ID,
+			"addressId": tc.c.Addresses[0].ID, "status": "VERIFIED", "sequence": 5, "occurredAt": time.Now(),
+			"overallStatus": "VERIFIED", "verificationDate": time.Now()})
+		if err := consumer.Apply(context.Background(), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := f.svc.Get(context.Background(), who, kept.ID)
+	if err != nil || got.Status != customer.StatusPending || got.Addresses[0].Status != customer.AddressPending {
+		t.Fatalf("another tenant's event moved the customer: %s / %s (%v)", got.Status, got.Addresses[0].Status, err)
+	}
+	for status, want := range map[string]int64{customer.StatusPending: 1, customer.StatusVerified: 0} {
+		page, err := f.svc.List(context.Background(), customer.ListQuery{OrgID: who.OrgID, Env: who.Env, Page: 1, Limit: 10, Status: status})
+		if err != nil || page.Total != want {
+			t.Errorf("%s: total %d, want %d (%v)", status, page.Total, want, err)
+		}
+	}
+}
