@@ -89,7 +89,7 @@ type Consumer struct {
 	pool   *pgxpool.Pool
 	handle Handler
 	log    *slog.Logger
-	batch  int // events per transaction; 0 or 1: one
+	batch  int      // events per transaction; 0 or 1: one
 	only   []string // event types the handler reads; empty: every type
 	tracer trace.Tracer
 	lagMu  sync.Mutex
