@@ -5,8 +5,11 @@ package app
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/url"
+	"os"
 	"time"
 
 	"github.com/kycfield/kyc/pkg/config"
@@ -18,6 +21,7 @@ import (
 	"github.com/kycfield/kyc/services/reporting/internal/evidence"
 	"github.com/kycfield/kyc/services/reporting/internal/httpapi"
 	"github.com/kycfield/kyc/services/reporting/internal/pdf"
+	"github.com/kycfield/kyc/services/reporting/internal/pdfsig"
 	"github.com/kycfield/kyc/services/reporting/internal/postgres"
 	"github.com/kycfield/kyc/services/reporting/internal/render"
 	"github.com/kycfield/kyc/services/reporting/internal/report"
@@ -59,6 +63,29 @@ type Config struct {
 	// RenderPoll is how often the render worker looks for renders due
 	// without an announcement (retries after a failure).
 	RenderPoll time.Duration `env:"RENDER_POLL" envDefault:"1s"`
+	// SigningCertFile and SigningKeyFile (PEM) are the platform's report
+	// signing certificate (chain) and key. Without them every process
+	// makes its own self-signed key at start: reports are still signed,
+	// but no reader can trust the signer, so production sets them.
+	SigningCertFile string `env:"REPORT_SIGNING_CERT_FILE"`
+	SigningKeyFile  string `env:"REPORT_SIGNING_KEY_FILE"`
+}
+
+// signer loads the configured report-signing key. Outside production, a
+// key that is not configured (or whose files are absent: the Kubernetes
+// Secret is optional in the dev overlay) is replaced by an ephemeral one;
+// production refuses to start without it, as it refuses default secrets.
+func signer(cfg Config, log *slog.Logger) (*pdfsig.Signer, error) {
+	cert, certErr := os.ReadFile(cfg.SigningCertFile)
+	key, keyErr := os.ReadFile(cfg.SigningKeyFile)
+	if err := errors.Join(certErr, keyErr); err != nil {
+		if cfg.Production() {
+			return nil, fmt.Errorf("REPORT_SIGNING_CERT_FILE and REPORT_SIGNING_KEY_FILE must name the report signing certificate and key: %w", err)
+		}
+		log.Warn("no report signing key: reports are signed with an ephemeral self-signed key", "err", err)
+		return pdfsig.Ephemeral("KYC field verification (unconfigured signing key)")
+	}
+	return pdfsig.Load(cert, key)
 }
 
 // Run serves until ctx ends. onListen (optional) receives the bound address.
@@ -76,7 +103,11 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		src := evidence.New(cfg.VerificationURL, base.Signer, cfg.PhotoTimeout)
 		src.HTTP.Transport = base.Tel.Transport(nil) // photo fetches are spans of the report's trace
 		photos := evidence.Cached{Source: src, Store: bucket}
-		svc := report.NewService(store, bucket, pdf.Renderer{}, photos, time.Now, links)
+		sig, err := signer(cfg, log)
+		if err != nil {
+			return err
+		}
+		svc := report.NewService(store, bucket, pdf.Renderer{Signer: sig}, photos, time.Now, links)
 		svc.AskCustomers(base.Finder(cfg.CustomerURL, func(id string) string { return "/api/v1/customers/" + url.PathEscape(id) }))
 		eps := httpapi.MakeEndpoints(svc, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
 		httpapi.Register(base.Mux, eps, svc, base.Protect, log)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kycfield/kyc/services/reporting/internal/evidence"
 	"github.com/kycfield/kyc/services/reporting/internal/pdf"
+	"github.com/kycfield/kyc/services/reporting/internal/pdfsig"
 	"github.com/kycfield/kyc/services/reporting/internal/report"
 )
 
@@ -81,6 +82,29 @@ func BenchmarkRender15Photos(b *testing.B) {
 	var size int
 	for b.Loop() {
 		out, err := pdf.Renderer{}.Render(c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(out)
+	}
+	b.ReportMetric(float64(size), "bytes/report")
+}
+
+// BenchmarkRenderAndSign15Photos: BenchmarkRender15Photos with the
+// platform's signature applied, as the service renders every report.
+func BenchmarkRenderAndSign15Photos(b *testing.B) {
+	c, originals := benchContent(b)
+	c.Photos = map[string][]byte{}
+	for u, o := range originals {
+		c.Photos[u], _ = evidence.Thumbnail(o)
+	}
+	sig, err := pdfsig.Ephemeral("bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var size int
+	for b.Loop() {
+		out, err := pdf.Renderer{Signer: sig}.Render(c)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -85,9 +85,11 @@ func address(i int, rejected bool, at time.Time) report.Address {
 		Neighbour: &report.Neighbour{Confirmed: true, Notes: "Shop owner next door"},
 		Flags:     []string{"LOW_GPS_ACCURACY"},
 		Attempts:  []report.Attempt{{At: ptr(visited.Add(-24 * time.Hour)), Reason: "NO_ACCESS", Notes: "Gate locked", By: "agt_019a2b3c4d5e6f708192a3b4c5d6e7f8"}}}
+	v.CheckIn = &report.Fix{Latitude: *v.VerifiedLatitude - 0.0002, Longitude: 3.351486, AccuracyMeters: ptr(12.0), At: ptr(visited.Add(-20 * time.Minute))}
 	for j, tag := range []string{"building_front", "street_view", "landmark"} {
 		v.Photos = append(v.Photos, report.Photo{ID: fmt.Sprintf("pho_%032x", i*10+j), URL: fmt.Sprintf("https://api.example.com/p/%d/%d", i, j),
-			Tag: tag, CapturedAt: &visited})
+			Tag: tag, CapturedAt: &visited, Latitude: ptr(*v.VerifiedLatitude + float64(j)*0.0001), Longitude: ptr(3.351486 + float64(j)*0.0001),
+			DistanceFromCompletionMeters: ptr(float64(j) * 15)})
 	}
 	if rejected {
 		a.Status = report.Rejected

@@ -62,17 +62,6 @@ func submitted(a report.Address) string {
 	return strings.Join(out, ", ")
 }
 
-func coordinates(v *report.VerificationData) string {
-	if v == nil || v.VerifiedLatitude == nil || v.VerifiedLongitude == nil {
-		return notGiven
-	}
-	s := fmt.Sprintf("%.6f, %.6f", *v.VerifiedLatitude, *v.VerifiedLongitude)
-	if v.GPSAccuracyMeters != nil {
-		s += fmt.Sprintf(" (GPS accuracy ±%.0f m)", *v.GPSAccuracyMeters)
-	}
-	return s
-}
-
 // location is the map-free line: where the point lies and how far the
 // completion was from the agent's check-in.
 func location(a report.Address) string {
@@ -83,6 +72,33 @@ func location(a report.Address) string {
 		parts = append(parts, "distance from check-in not recorded")
 	}
 	return strings.Join(parts, " · ")
+}
+
+// meters is a distance as a person reads it: metres up to a kilometre,
+// then kilometres with one decimal.
+func meters(m float64) string {
+	if m < 1000 {
+		return fmt.Sprintf("%.0f m", m)
+	}
+	return fmt.Sprintf("%.1f km", m/1000)
+}
+
+// fix is a recorded position with its accuracy.
+func fix(lat, lon float64, accuracy *float64) string {
+	s := fmt.Sprintf("%.6f, %.6f", lat, lon)
+	if accuracy != nil {
+		s += fmt.Sprintf(" (GPS accuracy ±%.0f m)", *accuracy)
+	}
+	return s
+}
+
+// declaration is what the agent affirmed by submitting the visit.
+func declaration(v *report.VerificationData) string {
+	if v == nil || v.Agent == nil || v.VerifiedAt == nil {
+		return notGiven
+	}
+	return fmt.Sprintf("%s (%s) submitted this visit on %s, declaring that they visited the address in person and that "+
+		"the findings and photos above are their own.", v.Agent.Name, v.Agent.ID, when(v.VerifiedAt))
 }
 
 func agent(v *report.VerificationData) string {

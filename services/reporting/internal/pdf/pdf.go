@@ -9,6 +9,7 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"time"
 
 	"codeberg.org/go-pdf/fpdf"
 
@@ -47,12 +48,18 @@ var (
 	stampInk  = rgb{200, 40, 40}
 )
 
-// Renderer implements report.Renderer.
-type Renderer struct{}
+// Renderer implements report.Renderer. With a Signer, every report is
+// signed as it is rendered, before its SHA-256 is taken.
+type Renderer struct{ Signer Signer }
+
+// Signer applies the platform's PDF signature (pdfsig.Signer).
+type Signer interface {
+	Sign(doc []byte, at time.Time, signer, reason string) ([]byte, error)
+}
 
 // Render draws the report; the same content always gives a report with
 // the same text (the PDF's own creation date is the report's).
-func (Renderer) Render(c report.Content) ([]byte, error) {
+func (r Renderer) Render(c report.Content) ([]byte, error) {
 	d := newDoc(c)
 	d.title()
 	d.customer()
@@ -66,7 +73,11 @@ func (Renderer) Render(c report.Content) ([]byte, error) {
 	if err := d.f.Output(&buf); err != nil {
 		return nil, fmt.Errorf("pdf: %w", err)
 	}
-	return buf.Bytes(), nil
+	if r.Signer == nil {
+		return buf.Bytes(), nil
+	}
+	return r.Signer.Sign(buf.Bytes(), c.Report.GeneratedAt, "KYC field verification platform",
+		fmt.Sprintf("Field verification report %s (version %d) issued to %s", c.Report.ID, c.Report.Version, c.OrgName))
 }
 
 // doc is one report being drawn.

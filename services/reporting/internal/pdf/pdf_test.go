@@ -42,7 +42,7 @@ func TestReportShowsEveryField(t *testing.T) {
 				"Phone\t+2348031234567", "adebisi@example.com", "Textile trader",
 				"BVN\t***5678", "NIN\t***2109",
 				"A07654321", "LN-2026-0042", "BUSINESS",
-				"Verification code\tABCDEFGHIJKLMNOPQRSTUVWX", c.VerifyURL,
+				"Verification code\tABCDEFGHIJKLMNOPQRSTUVWX", "Check at\t" + c.VerifyURL,
 				"UTILITY_BILL", "nepa-bill-october.pdf", "179 KB",
 				"Report rep_019a2b3c4d5e6f708192a3b4c5d6e7f8 · version 2 · generated 23 Nov 2026 09:31 UTC",
 			}
@@ -50,13 +50,18 @@ func TestReportShowsEveryField(t *testing.T) {
 				v := a.VerificationData
 				want = append(want, fmt.Sprintf("Address %d of %d: Home %d", i+1, tc.addresses, i+1),
 					submittedLine(a), v.VerifiedAddress, fmt.Sprintf("%.6f, %.6f (GPS accuracy ±8 m)", *v.VerifiedLatitude, *v.VerifiedLongitude),
-					"State: Lagos · LGA: Ikeja · 23 m from check-in", "Opposite the First Bank branch", "Blue gate, ask for Mama Tunde")
+					"State: Lagos · LGA: Ikeja · 23 m from check-in", "Opposite the First Bank branch", "Blue gate, ask for Mama Tunde",
+					fmt.Sprintf("Checked in at\t%.6f, %.6f (GPS accuracy ±12 m)", v.CheckIn.Latitude, v.CheckIn.Longitude))
+				for _, p := range v.Photos {
+					want = append(want, fmt.Sprintf("GPS %.6f, %.6f · %.0f m from completion", *p.Latitude, *p.Longitude, *p.DistanceFromCompletionMeters))
+				}
 			}
 			want = append(want, "Africa/Lagos (WAT)", "UTC", "Tunde Bakare (agt_019a2b3c4d5e6f708192a3b4c5d6e7f8)",
 				"Met the customer's brother; shop on the ground floor.", "Chidi Eze, Brother, 4 years at the address",
 				"Confirmed: Shop owner next door", "Type: Bungalow · Colour: Cream · Gate: yes", "LOW_GPS_ACCURACY",
 				"1 without access", "NO_ACCESS: Gate", "3 taken", "1. building_front", "2. street_view", "3. landmark",
-				"23 Nov 2026 09:30 WAT · 08:30 UTC")
+				"23 Nov 2026 09:30 WAT · 08:30 UTC", "Completion", "Check-in", "Photo n",
+				"Agent's declaration\tTunde Bakare (agt_019a2b3c4d5e6f708192a3b4c5d6e7f8) submitted this")
 			if tc.status == report.Rejected {
 				want = append(want, "Rejection reason\tCUSTOMER_MOVED", "Neighbours say the customer moved to Abuja in March.")
 			}

@@ -9,13 +9,14 @@ import (
 	"github.com/kycfield/kyc/services/reporting/internal/report"
 )
 
-// The photo grid: three thumbnails a row, each with its tag and capture
-// time underneath.
+// The photo grid: two photos a row, each 87 mm wide (an auditor must be
+// able to read a house number), with its tag, capture time, position and
+// distance from the completion point underneath.
 const (
-	perRow     = 3
-	photoGap   = 4.0
+	perRow     = 2
+	photoGap   = 6.0
 	photoWidth = (bodyWidth - (perRow-1)*photoGap) / perRow
-	captionH   = 8.0
+	captionH   = 15.0
 )
 
 // photos shows an address's photographic evidence.
@@ -93,9 +94,24 @@ func (d *doc) photo(p report.Photo, n int, x, y, h float64) {
 		f.SetXY(x, y+photoWidth*3/8-2)
 		f.CellFormat(photoWidth, 4, "Photo unavailable", "", 0, "C", false, 0, "")
 	}
-	d.font("B", 7.5, ink)
+	d.font("B", 8, ink)
 	f.SetXY(x, y+h+0.5)
-	f.CellFormat(photoWidth, 3.5, fmt.Sprintf("%d. %s", n, p.Tag), "", 2, "L", false, 0, "")
-	d.font("", 7, muted)
-	f.CellFormat(photoWidth, 3.5, shortWhen(p.CapturedAt), "", 0, "L", false, 0, "")
+	f.CellFormat(photoWidth, 3.6, fmt.Sprintf("%d. %s", n, p.Tag), "", 2, "L", false, 0, "")
+	d.font("", 7.5, muted)
+	for _, line := range []string{"Taken " + shortWhen(p.CapturedAt), photoPosition(p)} {
+		f.CellFormat(photoWidth, 3.4, line, "", 2, "L", false, 0, "")
+	}
+}
+
+// photoPosition is where a photo was taken and how far from the
+// completion point, on one line.
+func photoPosition(p report.Photo) string {
+	if p.Latitude == nil || p.Longitude == nil {
+		return "Position not recorded"
+	}
+	s := fmt.Sprintf("GPS %.6f, %.6f", *p.Latitude, *p.Longitude)
+	if p.DistanceFromCompletionMeters != nil {
+		s += " · " + meters(*p.DistanceFromCompletionMeters) + " from completion"
+	}
+	return s
 }

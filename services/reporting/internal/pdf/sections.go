@@ -71,6 +71,21 @@ func (d *doc) row(label, value string) {
 	}
 }
 
+// link is a row whose value is a URL on one line beside its label, set
+// smaller when it would not fit: wrapped, it could not be typed.
+func (d *doc) link(label, url string) {
+	f := d.f
+	y := f.GetY()
+	d.font("B", 9, muted)
+	f.SetXY(margin, y)
+	f.CellFormat(labelWidth, lineHeight, label, "", 0, "L", false, 0, "")
+	size := 9.5
+	for d.font("", size, ink); size > 6 && f.GetStringWidth(url) > bodyWidth-labelWidth; d.font("", size, ink) {
+		size -= 0.5
+	}
+	f.CellFormat(bodyWidth-labelWidth, lineHeight, url, "", 1, "L", false, 0, url)
+}
+
 func (d *doc) customer() {
 	c := d.c.Customer
 	d.heading("Customer")
@@ -112,7 +127,6 @@ func (d *doc) address(a report.Address) {
 		return
 	}
 	d.row("Verified address", v.VerifiedAddress)
-	d.row("Coordinates", coordinates(v))
 	d.row("Location", location(a))
 	d.row("Visited", when(v.VerifiedAt))
 	d.row("Agent", agent(v))
@@ -129,7 +143,9 @@ func (d *doc) address(a report.Address) {
 		d.row("Rejection reason", v.Reason)
 		d.row("Diagnostics", v.Diagnostics)
 	}
+	d.positions(v)
 	d.photos(v)
+	d.row("Agent's declaration", declaration(v))
 }
 
 func (d *doc) documents() {
@@ -154,10 +170,7 @@ func (d *doc) authenticity() {
 	c := d.c
 	d.heading("Authenticity")
 	d.row("Verification code", c.Report.Code)
-	d.row("Check at", "")
-	// The URL gets the full width: wrapped, it could not be typed.
-	d.font("", 9, ink)
-	d.f.CellFormat(bodyWidth, lineHeight, c.VerifyURL, "", 1, "L", false, 0, c.VerifyURL)
+	d.link("Check at", c.VerifyURL)
 	d.row("How to check", "Anyone holding this code can open the address above (no account needed). It answers the "+
 		"customer ID, the result, the generation time and the SHA-256 of the genuine PDF: compare it with this file's "+
 		"(sha256sum on Linux, shasum -a 256 on macOS, CertUtil -hashfile on Windows).")

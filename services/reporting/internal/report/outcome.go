@@ -51,6 +51,15 @@ type VerificationData struct {
 	Diagnostics               string     `json:"diagnostics,omitempty"`
 	Photos                    []Photo    `json:"verificationPhotos"`
 	Attempts                  []Attempt  `json:"attempts"`
+	CheckIn                   *Fix       `json:"checkIn,omitempty"`
+}
+
+// Fix is a position the agent's phone recorded.
+type Fix struct {
+	Latitude       float64    `json:"latitude"`
+	Longitude      float64    `json:"longitude"`
+	AccuracyMeters *float64   `json:"accuracyMeters,omitempty"`
+	At             *time.Time `json:"at,omitempty"`
 }
 
 // Agent is who visited.
@@ -82,10 +91,13 @@ type Neighbour struct {
 // Photo is a photo's id and stable URL with its tag and capture time.
 // The id is what the photo is fetched by; the URL is printed.
 type Photo struct {
-	ID         string     `json:"id"`
-	URL        string     `json:"url"`
-	Tag        string     `json:"tag"`
-	CapturedAt *time.Time `json:"capturedAt"`
+	ID                           string     `json:"id"`
+	URL                          string     `json:"url"`
+	Tag                          string     `json:"tag"`
+	CapturedAt                   *time.Time `json:"capturedAt"`
+	Latitude                     *float64   `json:"latitude,omitempty"`
+	Longitude                    *float64   `json:"longitude,omitempty"`
+	DistanceFromCompletionMeters *float64   `json:"distanceFromCompletionMeters,omitempty"`
 }
 
 // Attempt is a visit that did not end the address.

@@ -15,6 +15,21 @@ func distance(aLat, aLng, bLat, bLng float64) float64 {
 	return 2 * r * math.Asin(math.Sqrt(h))
 }
 
+// Position is where a photo was taken: the app's own fix at capture, else
+// the file's EXIF GPS; ok is false when neither was recorded.
+func (p Photo) Position() (pt Point, ok bool) {
+	switch {
+	case p.Device != nil:
+		return *p.Device, true
+	case p.Exif != nil && p.Exif.Latitude != nil && p.Exif.Longitude != nil:
+		return Point{Latitude: *p.Exif.Latitude, Longitude: *p.Exif.Longitude}, true
+	}
+	return Point{}, false
+}
+
+// DistanceMeters is the great-circle distance between a and b in metres.
+func DistanceMeters(a, b Point) float64 { return distance(a.Latitude, a.Longitude, b.Latitude, b.Longitude) }
+
 // Evidence thresholds; crossing one flags the result, never blocks it.
 const (
 	maxPhotoDistance   = 250.0 // metres between a photo's EXIF GPS and the completion point

@@ -4,6 +4,7 @@ package view
 
 import (
 	"encoding/json"
+	"math"
 	"net/url"
 	"time"
 
@@ -55,6 +56,16 @@ type VerificationData struct {
 	PhotoCount         int          `json:"photoCount"`
 	Attempts           []Attempt    `json:"attempts"`
 	Timeline           []Transition `json:"timeline"`
+	// CheckIn is where and when the agent started the visit on site.
+	CheckIn *Fix `json:"checkIn,omitempty"`
+}
+
+// Fix is a position the agent's phone recorded.
+type Fix struct {
+	Latitude       float64  `json:"latitude"`
+	Longitude      float64  `json:"longitude"`
+	AccuracyMeters *float64 `json:"accuracyMeters,omitempty"`
+	At             *string  `json:"at,omitempty"`
 }
 
 // Photo is a photo's id and stable URL on the gateway with its tag.
@@ -63,6 +74,12 @@ type Photo struct {
 	URL        string  `json:"url"`
 	Tag        string  `json:"tag"`
 	CapturedAt *string `json:"capturedAt"`
+	// Latitude and Longitude are where it was taken (the app's fix, else
+	// the file's EXIF GPS), and DistanceFromCompletionMeters how far that
+	// is from where the visit was completed; absent when not recorded.
+	Latitude                     *float64 `json:"latitude,omitempty"`
+	Longitude                    *float64 `json:"longitude,omitempty"`
+	DistanceFromCompletionMeters *float64 `json:"distanceFromCompletionMeters,omitempty"`
 }
 
 // Attempt is a visit that did not end the job.
@@ -130,9 +147,34 @@ func (r Renderer) Data(j verification.Job) *VerificationData {
 		d.VerifiedAt = ts(j.Result.VerifiedAt)
 	}
 	for _, p := range j.Photos {
-		d.VerificationPhotos = append(d.VerificationPhotos, Photo{ID: p.ID, URL: r.PhotoURL(j.CustomerID, p.ID), Tag: p.Tag, CapturedAt: envelope.Timestamp(p.CapturedAt)})
+		d.VerificationPhotos = append(d.VerificationPhotos, r.photo(j, p))
+	}
+	if v := j.Visit; v != nil && j.Result != nil {
+		d.CheckIn = &Fix{Latitude: v.Latitude, Longitude: v.Longitude, AccuracyMeters: positive(v.Accuracy), At: envelope.Timestamp(v.At)}
 	}
 	return d
+}
+
+// photo renders one photo with where it was taken.
+func (r Renderer) photo(j verification.Job, p verification.Photo) Photo {
+	out := Photo{ID: p.ID, URL: r.PhotoURL(j.CustomerID, p.ID), Tag: p.Tag, CapturedAt: envelope.Timestamp(p.CapturedAt)}
+	at, ok := p.Position()
+	if !ok {
+		return out
+	}
+	out.Latitude, out.Longitude = &at.Latitude, &at.Longitude
+	if res := j.Result; res != nil && res.VerifiedLatitude != nil && res.VerifiedLongitude != nil {
+		m := math.Round(verification.DistanceMeters(at, verification.Point{Latitude: *res.VerifiedLatitude, Longitude: *res.VerifiedLongitude}))
+		out.DistanceFromCompletionMeters = &m
+	}
+	return out
+}
+
+func positive(v float64) *float64 {
+	if v <= 0 {
+		return nil
+	}
+	return &v
 }
 
 // PhotoURL is the stable gateway URL of a photo.
