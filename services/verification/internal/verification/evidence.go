@@ -28,7 +28,9 @@ func (p Photo) Position() (pt Point, ok bool) {
 }
 
 // DistanceMeters is the great-circle distance between a and b in metres.
-func DistanceMeters(a, b Point) float64 { return distance(a.Latitude, a.Longitude, b.Latitude, b.Longitude) }
+func DistanceMeters(a, b Point) float64 {
+	return distance(a.Latitude, a.Longitude, b.Latitude, b.Longitude)
+}
 
 // Evidence thresholds; crossing one flags the result, never blocks it.
 const (
