@@ -38,3 +38,14 @@ func BenchmarkCheckMisspelt(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDecode is what the first use of Nigeria costs: decoding the
+// embedded file and building the indexes.
+func BenchmarkDecode(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := decode(nigeriaJSON); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
