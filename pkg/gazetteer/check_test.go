@@ -165,3 +165,23 @@ func TestDistance(t *testing.T) {
 		t.Errorf("a point from itself = %v", d)
 	}
 }
+
+// The gazetteer is shared by every request: checks and suggestions from
+// many goroutines at once must not race (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	g := Nigeria()
+	done := make(chan struct{})
+	for i := range 8 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 200 {
+				g.Check(Place{LGA: "Ikeja", State: []string{"Kano", "Lagoss", "Ikeja", "Surulere"}[i%4]})
+				g.SuggestStates("Surulere")
+				g.ExpectedLocation("Lagos", "Eti-Osa", "Lekki")
+			}
+		}()
+	}
+	for range 8 {
+		<-done
+	}
+}

@@ -27,9 +27,10 @@ func (g *Gazetteer) SuggestStates(name string) []string {
 	for _, s := range g.states {
 		c.consider(k, key.Of(s.name), s.name)
 	}
-	homes := append(g.lgaHome[k], g.towns[k]...)
-	for _, s := range homes {
-		c.add(s.name, 3)
+	for _, homes := range [][]*state{g.lgaHome[k], g.towns[k]} {
+		for _, s := range homes {
+			c.add(s.name, 3)
+		}
 	}
 	return c.best()
 }
