@@ -19,7 +19,6 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
-	"github.com/google/uuid"
 
 	"github.com/kycfield/kyc/e2e/harness"
 )
@@ -215,7 +214,7 @@ func TestAgentAppVerifiedVisit(t *testing.T) {
 	t.Parallel()
 	// Ekiti, where no other test puts a live address.
 	const lat, lng = 7.6233, 5.2209
-	v := newFieldVisit(t, "Ekiti", "Ado-"+uuid.NewString()[:8], "Ado-Ekiti")
+	v := newFieldVisit(t, "Ekiti", "Ado Ekiti", "Ado-Ekiti")
 	p := newPhoneApp(t, lat, lng)
 	p.signIn(v, true)
 	// Installable: Chrome finds a manifest, icons and a service worker it accepts.
@@ -251,7 +250,7 @@ func TestAgentAppOfflineQueue(t *testing.T) {
 	t.Parallel()
 	// Osun, where no other test puts a live address.
 	const lat, lng = 7.7827, 4.5418
-	v := newFieldVisit(t, "Osun", "Osogbo-"+uuid.NewString()[:8], "Osogbo")
+	v := newFieldVisit(t, "Osun", "Osogbo", "Osogbo")
 	p := newPhoneApp(t, lat, lng)
 	p.signIn(v, false)
 	p.checkIn(false)
@@ -283,7 +282,7 @@ func TestAgentAppNoAccessRevisit(t *testing.T) {
 	t.Parallel()
 	// Ondo, where no other test puts a live address.
 	const lat, lng = 7.2571, 5.2058
-	v := newFieldVisit(t, "Ondo", "Akure-"+uuid.NewString()[:8], "Akure")
+	v := newFieldVisit(t, "Ondo", "Akure South", "Akure")
 	p := newPhoneApp(t, lat, lng)
 	p.signIn(v, false)
 	// Under a roof the fix is poor: the app waits (up to 30 s) for better
@@ -324,7 +323,7 @@ func TestAgentAppUnreliableNetwork(t *testing.T) {
 	t.Parallel()
 	// Kogi, where no other test puts an address.
 	const lat, lng = 7.8023, 6.7333
-	v := newFieldVisit(t, "Kogi", "Lokoja-"+uuid.NewString()[:8], "Lokoja")
+	v := newFieldVisit(t, "Kogi", "Lokoja", "Lokoja")
 	p := newPhoneApp(t, lat, lng)
 	p.signIn(v, false)
 
@@ -394,7 +393,7 @@ func TestAgentAppRefusedAction(t *testing.T) {
 	t.Parallel()
 	// Kebbi, where no other test puts an address.
 	const lat, lng = 12.4539, 4.1975
-	lga := "Birnin-Kebbi-" + uuid.NewString()[:8]
+	lga := "Birnin Kebbi"
 	v := newFieldVisit(t, "Kebbi", lga, "Birnin Kebbi")
 	p := newPhoneApp(t, lat, lng)
 	p.signIn(v, false)

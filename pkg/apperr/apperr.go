@@ -35,6 +35,9 @@ type Detail struct {
 	Message string `json:"message"`
 	// ExistingID names the resource a conflict was found with.
 	ExistingID string `json:"existingId,omitempty"`
+	// Suggestions are values the field may have been meant to hold, best
+	// first (a misspelt state: "Lagoss" suggests "Lagos").
+	Suggestions []string `json:"suggestions,omitempty"`
 }
 
 // Error is the error type shared by domain, repository and transport code.
@@ -151,6 +154,9 @@ type Checker struct{ details []Detail }
 func (c *Checker) Fail(field, format string, args ...any) {
 	c.details = append(c.details, Detail{Field: field, Message: fmt.Sprintf(format, args...)})
 }
+
+// Add records a problem described in full, suggestions included.
+func (c *Checker) Add(d Detail) { c.details = append(c.details, d) }
 
 // Err is the validation error of every recorded problem, or nil.
 func (c *Checker) Err() error {

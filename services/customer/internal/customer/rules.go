@@ -219,6 +219,7 @@ func checkAddress(ck *apperr.Checker, in AddressInput, path string) Address {
 	text("state", in.State, maxAddressText, true, false, &a.State)
 	text("country", in.Country, maxAddressText, false, false, &a.Country)
 	text("notes", in.Notes, maxNotes, false, true, &a.Notes)
+	checkPlace(ck, &a, path)
 	if a.Country == "" {
 		a.Country = "Nigeria"
 	}

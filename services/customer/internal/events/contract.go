@@ -21,7 +21,7 @@ func Contract() event.Contract {
 func samples() []event.Sample {
 	at := time.Date(2026, 11, 23, 9, 30, 0, 0, time.UTC)
 	addr := customer.Address{ID: "adr_019a2b3c4d5e6f708192a3b4c5d6e7f8", StreetNumber: "12", StreetName: "Adeola Odeku Street",
-		Landmark: "Opposite the filling station", City: "Victoria Island", LGA: "Eti-Osa", State: "Lagos", Country: "Nigeria",
+		Landmark: "Opposite the filling station", City: "Victoria Island", LGA: "Eti Osa", State: "Lagos", Country: "Nigeria",
 		Notes: "Blue gate", Status: customer.AddressPending, CreatedAt: at, UpdatedAt: at}
 	c := customer.Customer{ID: "cus_019a2b3c4d5e6f708192a3b4c5d6e7f8", OrgID: "org_019a2b3c4d5e6f708192a3b4c5d6e7f8", Env: customer.EnvTest,
 		FirstName: "Ngozi", LastName: "Okafor", Phone: "+2348031234567", Email: "ngozi@example.com", Occupation: "Trader",

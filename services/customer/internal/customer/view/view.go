@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kycfield/kyc/pkg/envelope"
+	"github.com/kycfield/kyc/pkg/gazetteer"
 	"github.com/kycfield/kyc/services/customer/internal/customer"
 )
 
@@ -39,18 +40,21 @@ type Customer struct {
 // Address is an address with its verification status and, once
 // verified, the verification data.
 type Address struct {
-	ID               string          `json:"id"`
-	Label            *string         `json:"label"`
-	StreetNumber     *string         `json:"streetNumber"`
-	StreetName       string          `json:"streetName"`
-	Landmark         *string         `json:"landmark"`
-	City             string          `json:"city"`
-	LGA              *string         `json:"lga"`
-	State            string          `json:"state"`
-	Country          string          `json:"country"`
-	Notes            *string         `json:"notes"`
-	Status           string          `json:"status"`
-	VerificationData json.RawMessage `json:"verificationData"`
+	ID           string  `json:"id"`
+	Label        *string `json:"label"`
+	StreetNumber *string `json:"streetNumber"`
+	StreetName   string  `json:"streetName"`
+	Landmark     *string `json:"landmark"`
+	City         string  `json:"city"`
+	LGA          *string `json:"lga"`
+	State        string  `json:"state"`
+	Country      string  `json:"country"`
+	Notes        *string `json:"notes"`
+	// ExpectedLocation is null only for an address stored before intake
+	// checks with a state the gazetteer does not know.
+	ExpectedLocation *gazetteer.Location `json:"expectedLocation"`
+	Status           string              `json:"status"`
+	VerificationData json.RawMessage     `json:"verificationData"`
 }
 
 // Document is a supporting document.
@@ -104,6 +108,9 @@ func OfAddress(a customer.Address) Address {
 		Status: a.Status, VerificationData: json.RawMessage("null")}
 	if len(a.VerificationData) > 0 {
 		av.VerificationData = a.VerificationData
+	}
+	if loc, ok := a.ExpectedLocation(); ok {
+		av.ExpectedLocation = &loc
 	}
 	return av
 }

@@ -2,6 +2,7 @@ package view
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,7 +24,8 @@ func TestOfRendersEveryFieldMaskedAndNullWhenUnset(t *testing.T) {
 	const want = `{"id":"cus_1","firstName":"Ngozi","lastName":"Okafor","phone":"+2348031234567","email":null,"occupation":null,` +
 		`"bvn":"***5678","nin":null,"passportNumber":null,"loanId":null,"loanType":null,` +
 		`"addresses":[{"id":"adr_1","label":null,"streetNumber":null,"streetName":"Allen Avenue","landmark":null,"city":"Ikeja",` +
-		`"lga":null,"state":"Lagos","country":"Nigeria","notes":null,"status":"PENDING","verificationData":null}],` +
+		`"lga":null,"state":"Lagos","country":"Nigeria","notes":null,` +
+		`"expectedLocation":{"latitude":6.59651,"longitude":3.34205,"precision":"TOWN"},"status":"PENDING","verificationData":null}],` +
 		`"documents":[{"id":"doc_1","fileName":null,"fileUrl":null,"fileType":null,"fileSize":null,"documentType":"ID_CARD",` +
 		`"uploadedAt":"2026-11-02T08:30:00.000Z","verified":false}],"relogReason":null,"status":"PENDING","reportUrl":null,` +
 		`"verificationDate":null,"submittedAt":"2026-11-02T08:30:00.000Z","createdAt":"2026-11-02T08:30:00.000Z","updatedAt":"2026-11-02T08:30:00.000Z"}`
@@ -41,5 +43,15 @@ func TestOfAddressCarriesVerificationData(t *testing.T) {
 	a := OfAddress(customer.Address{ID: "adr_1", Status: customer.AddressVerified, VerificationData: []byte(`{"verifiedLatitude":6.6}`)})
 	if string(a.VerificationData) != `{"verifiedLatitude":6.6}` || a.Label != nil {
 		t.Fatalf("got %+v", a)
+	}
+}
+
+// An address stored before intake checks, in a state the gazetteer does
+// not know, still reads: its expected location is null.
+func TestOfAddressWithoutExpectedLocation(t *testing.T) {
+	a := OfAddress(customer.Address{ID: "adr_1", City: "Atlantis", State: "Atlantis", Status: customer.AddressPending})
+	b, err := json.Marshal(a)
+	if err != nil || a.ExpectedLocation != nil || !strings.Contains(string(b), `"expectedLocation":null`) {
+		t.Fatalf("got %s, %v", b, err)
 	}
 }
