@@ -196,3 +196,14 @@ func (s *Store) PhotoByKey(ctx context.Context, addressID, key string) (verifica
 	}
 	return p, pgdb.Translate(err)
 }
+
+// TaskStatus implements verification.Store.
+func (s *Store) TaskStatus(ctx context.Context, agentID, addressID string) (string, error) {
+	var status string
+	err := s.Pool().QueryRow(ctx, `SELECT j.status FROM jobs j JOIN cases c ON c.customer_id = j.customer_id
+		WHERE j.address_id = $1 AND j.agent_id = $2 AND c.deleted_at IS NULL`, addressID, agentID).Scan(&status)
+	if pgdb.IsNoRows(err) {
+		return "", verification.ErrTaskNotFound
+	}
+	return status, pgdb.Translate(err)
+}

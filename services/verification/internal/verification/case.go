@@ -97,6 +97,9 @@ type Store interface {
 	AgentBySession(ctx context.Context, tokenHash []byte, now time.Time) (FieldAgent, error)
 	// Tasks lists an agent's open jobs, due re-visits first.
 	Tasks(ctx context.Context, agentID string) ([]Task, error)
+	// TaskStatus is the status of the agent's own job for an address of a
+	// live case (ErrTaskNotFound for anyone else's).
+	TaskStatus(ctx context.Context, agentID, addressID string) (string, error)
 }
 
 // Waiting is a live job waiting for an agent.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/ids"
 )
 
 // Point is a GPS fix: accuracy is the radius in metres (a browser's
@@ -110,6 +111,26 @@ func checkPoint(p Point, prefix string) error {
 	return nil
 }
 
+// CanAddPhoto says, before any byte of a photo is stored, whether the
+// agent may add one to the address now: its own task, under way. The id
+// must be one this service generated (adr_ and 32 hex digits), so that
+// an object key built from it can hold nothing else ("..", slashes).
+func (s *Service) CanAddPhoto(ctx context.Context, agent FieldAgent, addressID string) error {
+	if !ids.Valid("adr", addressID) {
+		return ErrTaskNotFound
+	}
+	status, err := s.store.TaskStatus(ctx, agent.ID, addressID)
+	if err != nil {
+		return err
+	}
+	if status != InProgress {
+		return errPhotoBeforeCheckIn
+	}
+	return nil
+}
+
+var errPhotoBeforeCheckIn = apperr.New(apperr.KindConflict, CodeInvalidTransition, "Check in before taking photos")
+
 // AnnouncePhoto is called before a photo file is stored under key: a file
 // that no photo row ever refers to is swept later (pending.Sweeper).
 func (s *Service) AnnouncePhoto(ctx context.Context, key string) error {
@@ -126,7 +147,7 @@ func (s *Service) AddPhoto(ctx context.Context, agent FieldAgent, addressID stri
 	}
 	_, err := s.agentCall(ctx, agent, addressID, idem, func(tx Tx, c *Case, j *Job, now time.Time) error {
 		if j.Status != InProgress {
-			return apperr.New(apperr.KindConflict, CodeInvalidTransition, "Check in before taking photos")
+			return errPhotoBeforeCheckIn
 		}
 		p.CreatedAt, p.Key = now, idem.Key
 		return tx.InsertPhotos(ctx, *j, []Photo{p})
