@@ -160,4 +160,8 @@ type Tx interface {
 	// its request fingerprint; Remember records one.
 	Recall(ctx context.Context, agentID, key string) (fingerprint string, seen bool, err error)
 	Remember(ctx context.Context, agentID, key, fingerprint string) error
+	// LastFixes returns the agent's latest fix anywhere and its latest
+	// at another address than addressID (nil when none).
+	LastFixes(ctx context.Context, agentID, addressID string) (last, elsewhere *Fix, err error)
+	RecordFix(ctx context.Context, f Fix) error
 }

@@ -140,7 +140,14 @@ func (s *Service) Complete(ctx context.Context, agent FieldAgent, addressID stri
 		if j.Status != InProgress {
 			return apperr.New(apperr.KindConflict, CodeInvalidTransition, "Check in before completing the visit")
 		}
-		if err := endVisit(j, agent, o, now); err != nil {
+		_, elsewhere, err := tx.LastFixes(ctx, agent.ID, j.AddressID)
+		if err != nil {
+			return err
+		}
+		if err := endVisit(j, agent, o, now, elsewhere); err != nil {
+			return err
+		}
+		if err := tx.RecordFix(ctx, Fix{AgentID: agent.ID, AddressID: j.AddressID, Kind: FixCompletion, Point: o.At, At: now}); err != nil {
 			return err
 		}
 		return s.changed(ctx, tx, c, j, nil, now)
@@ -148,35 +155,36 @@ func (s *Service) Complete(ctx context.Context, agent FieldAgent, addressID stri
 }
 
 // endVisit applies the agent's outcome to the job under way.
-func endVisit(j *Job, agent FieldAgent, o Outcome, now time.Time) error {
+func endVisit(j *Job, agent FieldAgent, o Outcome, now time.Time, elsewhere *Fix) error {
 	switch {
 	case o.Outcome == OutcomeNoAccess:
-		return noAccess(j, agent, o, now)
+		return noAccess(j, agent, o, now, elsewhere)
 	case o.Outcome == Rejected && o.Reason == ReasonUnsafeArea:
 		j.Attempts = append(j.Attempts, Attempt{At: now, Reason: ReasonUnsafeArea, Notes: o.Notes, By: agent.ID})
 		return j.move(Assigned, now, agent.ID)
 	default:
-		return finish(j, agent, o, now)
+		return finish(j, agent, o, now, elsewhere)
 	}
 }
 
 // noAccess records a visit that could not get in: a re-visit, or on the
 // last attempt a rejection with who and where.
-func noAccess(j *Job, agent FieldAgent, o Outcome, now time.Time) error {
+func noAccess(j *Job, agent FieldAgent, o Outcome, now time.Time, elsewhere *Fix) error {
 	if err := j.NoAccess(o.Notes, NextWorkingDay(now), now, agent.ID); err != nil {
 		return err
 	}
 	if j.Result != nil {
 		lat, lng := o.At.Latitude, o.At.Longitude
 		j.Result.Agent, j.Result.VerifiedLatitude, j.Result.VerifiedLongitude = &Agent{ID: agent.ID, Name: agent.Name}, &lat, &lng
-		evidenceFlags(*j, o.At, nil, now, j.Result)
+		// A visit that found no access may be short: not SHORT_VISIT.
+		evidenceFlags(*j, o.At, nil, now, visitEvidence{elsewhere: elsewhere}, j.Result)
 	}
 	return nil
 }
 
 // finish ends the job VERIFIED or REJECTED, with the visit's evidence
 // checked and flagged.
-func finish(j *Job, agent FieldAgent, o Outcome, now time.Time) error {
+func finish(j *Job, agent FieldAgent, o Outcome, now time.Time, elsewhere *Fix) error {
 	visit := visitPhotos(*j)
 	if o.Outcome == Verified && len(visit) < MinPhotos {
 		return apperr.Validation(apperr.Detail{Field: "photos",
@@ -191,7 +199,7 @@ func finish(j *Job, agent FieldAgent, o Outcome, now time.Time) error {
 	} else {
 		r.Diagnostics = diagnostics(*j, o, now)
 	}
-	evidenceFlags(*j, o.At, visit, now, &r)
+	evidenceFlags(*j, o.At, visit, now, visitEvidence{elsewhere: elsewhere, timedVisit: true}, &r)
 	return j.Complete(o.Outcome, r, nil, now, agent.ID)
 }
 

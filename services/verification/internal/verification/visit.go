@@ -22,6 +22,9 @@ type Point struct {
 type CheckInRecord struct {
 	Point
 	At time.Time `json:"at"`
+	// Flags are raised at check-in (SUSPECT_LOCATION,
+	// IMPOSSIBLE_TRAVEL) and reported with the visit's outcome.
+	Flags []FlagDetail `json:"flags,omitempty"`
 }
 
 // Idem identifies a retried agent call: the same key with the same
@@ -89,7 +92,14 @@ func (s *Service) CheckIn(ctx context.Context, agent FieldAgent, addressID strin
 		if err := j.CheckIn(now, agent.ID); err != nil {
 			return err
 		}
-		j.Visit = &CheckInRecord{Point: at, At: now}
+		last, elsewhere, err := tx.LastFixes(ctx, agent.ID, j.AddressID)
+		if err != nil {
+			return err
+		}
+		j.Visit = &CheckInRecord{Point: at, At: now, Flags: checkInFlags(at, now, last, elsewhere)}
+		if err := tx.RecordFix(ctx, Fix{AgentID: agent.ID, AddressID: j.AddressID, Kind: FixCheckIn, Point: at, At: now}); err != nil {
+			return err
+		}
 		return s.changed(ctx, tx, c, j, nil, now)
 	})
 }
