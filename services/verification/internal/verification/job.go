@@ -102,8 +102,8 @@ type Result struct {
 	Flags                     []string   `json:"flags,omitempty"`
 	// FlagDetails explains each flag raised: severity and a sentence.
 	FlagDetails []FlagDetail `json:"flagDetails,omitempty"`
-	Reason                    string     `json:"reason,omitempty"`
-	Diagnostics               string     `json:"diagnostics,omitempty"`
+	Reason      string       `json:"reason,omitempty"`
+	Diagnostics string       `json:"diagnostics,omitempty"`
 }
 
 // Photo is a piece of photographic evidence.
