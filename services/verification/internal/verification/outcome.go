@@ -35,6 +35,8 @@ type Outcome struct {
 	Resident        *Resident
 	Building        *Building
 	Neighbour       *Neighbour
+	// Trail is the positions the app sampled during the visit.
+	Trail []TrailSampleInput
 }
 
 // Outcomes an agent may report.
@@ -133,7 +135,16 @@ func (o Outcome) outcomeProblems() []apperr.Detail {
 // it on the third; UNSAFE_AREA leaves it ASSIGNED for operations to
 // decide). The evidence is checked and flagged, never refused.
 func (s *Service) Complete(ctx context.Context, agent FieldAgent, addressID string, o Outcome, idem Idem) (Task, error) {
-	if err := o.check(); err != nil {
+	err := o.check()
+	samples, trailProblems := parseTrail(o.Trail, s.now().UTC())
+	if len(trailProblems) > 0 {
+		var d []apperr.Detail
+		if e, ok := apperr.As(err); ok {
+			d = e.Details
+		}
+		return Task{}, apperr.Validation(append(d, trailProblems...)...)
+	}
+	if err != nil {
 		return Task{}, err
 	}
 	return s.agentCall(ctx, agent, addressID, idem, func(tx Tx, c *Case, j *Job, now time.Time) error {
@@ -148,6 +159,9 @@ func (s *Service) Complete(ctx context.Context, agent FieldAgent, addressID stri
 			return err
 		}
 		if err := tx.RecordFix(ctx, Fix{AgentID: agent.ID, AddressID: j.AddressID, Kind: FixCompletion, Point: o.At, At: now}); err != nil {
+			return err
+		}
+		if err := tx.InsertTrail(ctx, trailOf(*j, agent, o, samples, now)); err != nil {
 			return err
 		}
 		return s.changed(ctx, tx, c, j, nil, now)

@@ -141,6 +141,10 @@ func (s *Service) CanAddPhoto(ctx context.Context, agent FieldAgent, addressID s
 
 var errPhotoBeforeCheckIn = apperr.New(apperr.KindConflict, CodeInvalidTransition, "Check in before taking photos")
 
+// maxHashCandidates bounds a reuse lookup: a photo matching more
+// addresses than this is flagged all the same.
+const maxHashCandidates = 50
+
 // AnnouncePhoto is called before a photo file is stored under key: a file
 // that no photo row ever refers to is swept later (pending.Sweeper).
 func (s *Service) AnnouncePhoto(ctx context.Context, key string) error {
@@ -160,7 +164,22 @@ func (s *Service) AddPhoto(ctx context.Context, agent FieldAgent, addressID stri
 			return errPhotoBeforeCheckIn
 		}
 		p.CreatedAt, p.Key = now, idem.Key
-		return tx.InsertPhotos(ctx, *j, []Photo{p})
+		var matches []PhotoMatch
+		if p.Hash != nil {
+			candidates, err := tx.HashCandidates(ctx, j.Env, *p.Hash, maxHashCandidates)
+			if err != nil {
+				return err
+			}
+			matches = matchesOf(p, *j, candidates)
+			p.Reused = len(matches) > 0
+		}
+		if err := tx.InsertPhotos(ctx, *j, []Photo{p}); err != nil {
+			return err
+		}
+		if p.Hash == nil {
+			return nil
+		}
+		return tx.InsertPhotoHash(ctx, *j, p, matches)
 	})
 	if err != nil {
 		return Photo{}, err
