@@ -6,7 +6,7 @@ import * as store from "./store.js";
 import * as queue from "./queue.js";
 import { go, onLeave } from "./shell.js";
 import { stepHeader, nav } from "./steps.js";
-import { follow } from "./trail.js";
+import { follow, record } from "./trail.js";
 
 const GOOD_ACCURACY = 50, MAX_WAIT = 30;
 
@@ -39,6 +39,7 @@ export function checkin(id) {
     v.checkIn = { ...pos, at: new Date().toISOString() };
     store.saveVisit(id, v);
     queue.sync();
+    record(id, pos);
     follow(id);
     go("photos", id);
   });

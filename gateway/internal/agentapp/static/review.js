@@ -40,9 +40,9 @@ async function submit(id) {
   if (o.outcome === "VERIFIED") body.verifiedAddress = o.verifiedAddress.trim();
   if (o.outcome === "REJECTED") body.reason = o.reason;
   if (o.outcome !== "NO_ACCESS") Object.assign(body, interviewOf(v.interview));
-  const samples = trail.samples(v);
+  trail.record(id, pos);
+  const samples = trail.take(id);
   if (samples.length) body.trail = { samples };
-  trail.stop();
   await queue.enqueue({ taskId: id, kind: "complete", body });
   v.done = o.outcome;
   store.saveVisit(id, v);

@@ -17,15 +17,22 @@ export function follow(id) {
   watch = navigator.geolocation.watchPosition((p) => {
     const v = store.visit(id);
     if (!v.checkIn || v.done) return stop();
-    const trail = v.trail || [];
-    const last = trail[trail.length - 1];
-    if (last && p.timestamp - Date.parse(last.at) < INTERVAL * 1000) return;
-    trail.push({ latitude: p.coords.latitude, longitude: p.coords.longitude, accuracy: p.coords.accuracy,
-      at: new Date(p.timestamp).toISOString() });
-    if (trail.length > MAX) trail.splice(MAX / 2, 1); // keep the start and the latest
-    v.trail = trail;
-    store.saveVisit(id, v);
+    add(id, p.coords, p.timestamp, false);
   }, () => {}, { enableHighAccuracy: true, maximumAge: 0 });
+}
+
+// record adds a fix the app took anyway (the check-in's, the
+// completion's), whatever the interval: a visit shorter than the first
+// watched fix still has its ends.
+export const record = (id, pos) => add(id, pos, Date.now(), true);
+
+function add(id, c, time, always) {
+  const trail = store.trail(id);
+  const last = trail[trail.length - 1];
+  if (!always && last && time - Date.parse(last.at) < INTERVAL * 1000) return;
+  trail.push({ latitude: c.latitude, longitude: c.longitude, accuracy: c.accuracy, at: new Date(time).toISOString() });
+  if (trail.length > MAX) trail.splice(MAX / 2, 1); // keep the start and the latest
+  store.setTrail(id, trail);
 }
 
 export function stop() {
@@ -33,5 +40,10 @@ export function stop() {
   watch = following = null;
 }
 
-// samples are the visit's samples to send (none: no trail).
-export const samples = (v) => (v.trail || []).slice(-MAX);
+// take ends the visit's trail and returns its samples to send.
+export function take(id) {
+  stop();
+  const samples = store.trail(id).slice(-MAX);
+  store.setTrail(id, null);
+  return samples;
+}
