@@ -12,19 +12,25 @@ import (
 )
 
 // HashCandidates implements verification.Tx: one indexed lookup (the
-// SHA-256, or any band of the perceptual hash equal), the bits compared
-// by the caller.
+// SHA-256, or any band of the perceptual hash equal and the bits within
+// photohash.MaxDistance).
 func (t *txn) HashCandidates(ctx context.Context, env string, h verification.PhotoHash, limit int) ([]verification.StoredHash, error) {
 	var b [4]*int32
+	var ph *int64
 	if h.Perceptual != nil {
+		v := int64(*h.Perceptual)
+		ph = &v
 		bands := photohash.Bands(*h.Perceptual)
 		for i := range bands {
 			b[i] = &bands[i]
 		}
 	}
+	// The bits are compared here too, so that the limit counts matches,
+	// not the 15 or so photos that share each band by chance at 1M.
 	rows, err := t.tx.Query(ctx, `SELECT photo_id, address_id, org_id, env, sha256, phash FROM photo_hashes
-		WHERE env = $1 AND (sha256 = $2 OR band0 = $3 OR band1 = $4 OR band2 = $5 OR band3 = $6)
-		ORDER BY created_at LIMIT $7`, env, h.SHA256, b[0], b[1], b[2], b[3], limit)
+		WHERE env = $1 AND (sha256 = $2 OR ((band0 = $3 OR band1 = $4 OR band2 = $5 OR band3 = $6)
+			AND bit_count((phash # $7)::bit(64)) <= $8))
+		ORDER BY created_at LIMIT $9`, env, h.SHA256, b[0], b[1], b[2], b[3], ph, photohash.MaxDistance, limit)
 	if err != nil {
 		return nil, err
 	}
