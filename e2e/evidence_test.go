@@ -99,22 +99,7 @@ func TestEvidenceFlagsThroughTheGateway(t *testing.T) {
 	_, keyB := P.NewKey(t, orgB, "live")
 
 	visit := func(key string, at map[string]any, photos ...[]byte) (customerID, addressID string) {
-		c := create(t, key, newCustomer(map[string]any{"addresses": []map[string]any{addr}}))
-		waitAddress(t, key, c.ID, "ASSIGNED")
-		adr := c.Addresses[0].ID
-		if r := agent.call("POST", "/tasks/"+adr+"/check-in", at, uuid.NewString()); r.Status != http.StatusOK {
-			t.Fatalf("check-in: %d %s", r.Status, r.Body)
-		}
-		for i, p := range photos {
-			agent.upload(adr, []string{"building_front", "street_view"}[i], p)
-		}
-		done := map[string]any{"outcome": "VERIFIED", "verifiedAddress": "3 Unity Road, Ilorin", "latitude": at["latitude"],
-			"longitude": at["longitude"], "accuracy": 8}
-		if r := agent.call("POST", "/tasks/"+adr+"/complete", done, uuid.NewString()); r.Status != http.StatusOK {
-			t.Fatalf("complete: %d %s", r.Status, r.Body)
-		}
-		waitOverall(t, key, c.ID, "VERIFIED")
-		return c.ID, adr
+		return agentVisit(t, agent, key, addr, at, photos...)
 	}
 	reused := scenePhoto(1)
 	custA, adrA := visit(keyA, map[string]any{"latitude": 8.496612, "longitude": 4.542131, "accuracy": 9}, reused, scenePhoto(2))
@@ -163,4 +148,27 @@ func TestEvidenceFlagsThroughTheGateway(t *testing.T) {
 		len(e.Visits) != 1 || e.Visits[0].SecondsOnSite == nil {
 		t.Fatalf("operations' evidence: %d %s", ev.Status, ev.Body)
 	}
+}
+
+// agentVisit creates a live customer at addr with key, waits for it to be
+// assigned, and has the agent check in at `at`, upload the photos and
+// complete VERIFIED there at once.
+func agentVisit(t *testing.T, agent *fieldAgent, key string, addr, at map[string]any, photos ...[]byte) (customerID, addressID string) {
+	t.Helper()
+	c := create(t, key, newCustomer(map[string]any{"addresses": []map[string]any{addr}}))
+	waitAddress(t, key, c.ID, "ASSIGNED")
+	adr := c.Addresses[0].ID
+	if r := agent.call("POST", "/tasks/"+adr+"/check-in", at, uuid.NewString()); r.Status != http.StatusOK {
+		t.Fatalf("check-in: %d %s", r.Status, r.Body)
+	}
+	for i, p := range photos {
+		agent.upload(adr, []string{"building_front", "street_view"}[i], p)
+	}
+	done := map[string]any{"outcome": "VERIFIED", "verifiedAddress": "3 Unity Road, Ilorin", "latitude": at["latitude"],
+		"longitude": at["longitude"], "accuracy": 8}
+	if r := agent.call("POST", "/tasks/"+adr+"/complete", done, uuid.NewString()); r.Status != http.StatusOK {
+		t.Fatalf("complete: %d %s", r.Status, r.Body)
+	}
+	waitOverall(t, key, c.ID, "VERIFIED")
+	return c.ID, adr
 }
