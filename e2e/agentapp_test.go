@@ -240,7 +240,9 @@ func TestAgentAppVerifiedVisit(t *testing.T) {
 	// trail with the outcome: operations read it.
 	ev := P.Do(t, harness.Request{Method: "GET", URL: P.URLs["verification"] + "/admin/v1/tasks/" + v.addressID + "/evidence", Key: harness.AdminToken})
 	var e struct {
-		Visits []struct{ Samples []struct{ Latitude, Longitude float64 } }
+		Visits []struct {
+			Samples []struct{ Latitude, Longitude float64 }
+		}
 	}
 	ev.Decode(t, &e)
 	if len(e.Visits) != 1 || len(e.Visits[0].Samples) == 0 || e.Visits[0].Samples[0].Latitude != lat || e.Visits[0].Samples[0].Longitude != lng {
