@@ -105,7 +105,7 @@ func readPhoto(ctx context.Context, req *http.Request, svc *verification.Service
 		if part.FormName() == "file" && up.photo.ObjectKey == "" {
 			// Nothing is stored for a task that is not the agent's own and
 			// under way; the key is built from the id checked here.
-			if err := svc.CanAddPhoto(ctx, up.agent, up.addressID); err != nil {
+			if err := svc.CanAddPhoto(ctx, up.agent, up.addressID, req.Header.Get("Idempotency-Key")); err != nil {
 				return form, "", err
 			}
 			if up.photo, digest, err = storeFile(ctx, svc, store, part, up.agent.ID, up.addressID); err != nil {

@@ -134,6 +134,15 @@ func TestAgentComplete(t *testing.T) {
 		t.Fatalf("complete: %s", r.body)
 	}
 	expect(t, "the same completion again", f.do(t, a.call("POST", path, "d2", verified)), http.StatusOK, "")
+	// A photo upload retried after the visit ended (its answer was lost)
+	// is answered as the first was; a new one is refused, nothing stored.
+	before := f.objects(t)
+	expect(t, "a photo retried after completion", f.upload(t, a, adr, "pbuilding_front", jpegBytes(t), "tag", "building_front",
+		"latitude", "6.4281", "longitude", "3.4219", "accuracy", "9"), http.StatusCreated, "")
+	expect(t, "a new photo after completion", f.upload(t, a, adr, "p-late", jpegBytes(t), "tag", "gate"), http.StatusConflict, "INVALID_TRANSITION")
+	if n := f.objects(t); n != before {
+		t.Fatalf("%d files after the late uploads, %d before", n, before)
+	}
 	expect(t, "completing twice", f.do(t, a.call("POST", path, "d3", verified)), http.StatusConflict, "INVALID_TRANSITION")
 	r = f.do(t, a.call("GET", "/agent/v1/tasks", "", nil))
 	var d struct{ Tasks []httpapi.Task }

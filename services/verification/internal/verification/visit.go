@@ -122,21 +122,24 @@ func checkPoint(p Point, prefix string) error {
 }
 
 // CanAddPhoto says, before any byte of a photo is stored, whether the
-// agent may add one to the address now: its own task, under way. The id
-// must be one this service generated (adr_ and 32 hex digits), so that
-// an object key built from it can hold nothing else ("..", slashes).
-func (s *Service) CanAddPhoto(ctx context.Context, agent FieldAgent, addressID string) error {
+// agent may add one to the address now: its own task, under way (or a
+// retry of an upload it made, idemKey, answered as the first was). The
+// id must be one this service generated (adr_ and 32 hex digits), so
+// that an object key built from it can hold nothing else ("..", slashes).
+func (s *Service) CanAddPhoto(ctx context.Context, agent FieldAgent, addressID, idemKey string) error {
 	if !ids.Valid("adr", addressID) {
 		return ErrTaskNotFound
 	}
 	status, err := s.store.TaskStatus(ctx, agent.ID, addressID)
-	if err != nil {
+	if err != nil || status == InProgress {
 		return err
 	}
-	if status != InProgress {
-		return errPhotoBeforeCheckIn
+	if idemKey != "" {
+		if _, err := s.store.PhotoByKey(ctx, addressID, idemKey); err == nil {
+			return nil // a retry after the visit ended: AddPhoto answers with the photo stored first
+		}
 	}
-	return nil
+	return errPhotoBeforeCheckIn
 }
 
 var errPhotoBeforeCheckIn = apperr.New(apperr.KindConflict, CodeInvalidTransition, "Check in before taking photos")
