@@ -232,8 +232,20 @@ func TestAgentAppVerifiedVisit(t *testing.T) {
 	p.see("No tasks")
 	p.shot("09-sent")
 	raw := lenderSeesVerified(t, v)
-	if !strings.Contains(raw, "PHOTO_GPS_FAR_FROM_COMPLETION") {
-		t.Errorf("a photo taken 5 km away was not flagged: %s", raw)
+	if !strings.Contains(raw, "PHOTO_GPS_FAR_FROM_COMPLETION") || !strings.Contains(raw, "was taken 5.0 km from where the visit was completed") {
+		t.Errorf("a photo taken 5 km away was not flagged with its distance: %s", raw)
+	}
+	// The app sampled the phone's position during the visit and sent the
+	// trail with the outcome: operations read it.
+	ev := P.Do(t, harness.Request{Method: "GET", URL: P.URLs["verification"] + "/admin/v1/tasks/" + v.addressID + "/evidence", Key: harness.AdminToken})
+	var e struct {
+		Visits []struct {
+			Samples []struct{ Latitude, Longitude float64 }
+		}
+	}
+	ev.Decode(t, &e)
+	if len(e.Visits) != 1 || len(e.Visits[0].Samples) == 0 || e.Visits[0].Samples[0].Latitude != lat || e.Visits[0].Samples[0].Longitude != lng {
+		t.Errorf("the visit's trail: %s", ev.Body)
 	}
 	// The photo without EXIF GPS carries the phone's own position.
 	if strings.Contains(raw, "PHOTO_WITHOUT_GPS") {

@@ -19,6 +19,7 @@ import (
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
+	"github.com/google/uuid"
 )
 
 // The client dashboard (gateway /dashboard/) driven in Debian's chromium
@@ -263,6 +264,35 @@ func TestDashboardAppCustomers(t *testing.T) {
 	other := create(t, otherKey, newCustomer(nil))
 	d.do(chromedp.Navigate(P.GatewayURL + "/dashboard/#/customers/" + other.ID))
 	d.seeIn("customer-error", "Customer not found")
+}
+
+// TestDashboardAppFlags: a live visit's flags show on the customer's page
+// as sentences, most serious first, with their severity in words.
+func TestDashboardAppFlags(t *testing.T) {
+	t.Parallel()
+	d := newDashPage(t)
+	d.signUp(false)
+	d.plan("growth")
+	d.do(chromedp.Navigate(P.GatewayURL+"/dashboard/#/keys"), chromedp.WaitVisible(chromedp.ID("create-key")),
+		chromedp.SetValue(chromedp.ID("key-env"), "live"), tap(chromedp.ID("create-key")), chromedp.WaitVisible(chromedp.ID("new-key")))
+	key := d.value(`document.getElementById("new-key").value`)
+	lga := "Ilorin-" + uuid.NewString()[:8]
+	agent := newAgent(t, "Kemi Adebayo", []string{"Kwara"}, []string{lga})
+	// A mock-location fix (accuracy 0) and a visit of a moment.
+	c, _ := agentVisit(t, agent, key, map[string]any{"streetName": "Unity Road", "city": "Ilorin", "lga": lga, "state": "Kwara"},
+		map[string]any{"latitude": 8.496612, "longitude": 4.542131, "accuracy": 0}, scenePhoto(11), scenePhoto(12))
+
+	d.do(chromedp.Navigate(P.GatewayURL+"/dashboard/#/customers"), chromedp.WaitVisible(chromedp.ID("search")),
+		tap(chromedp.CSS(`input[name=env][value=live]`)))
+	d.do(chromedp.Navigate(P.GatewayURL + "/dashboard/#/customers/" + c))
+	d.see("Flags (")
+	d.see("Critical: The check-in fix reports an accuracy of 0 m")
+	d.see("Warning: The visit lasted")
+	first := d.value(`document.querySelector("ul.flags li").textContent`)
+	if !strings.HasPrefix(first, "Critical: ") || !strings.Contains(first, "SUSPECT_LOCATION") {
+		t.Fatalf("the first flag shown: %q", first)
+	}
+	d.fitsPhone("07-customer-flags")
 }
 
 // TestDashboardAppWebhooks: an endpoint on a loopback receiver is added

@@ -15,6 +15,7 @@
 //	kycctl agents enable AGENT_ID
 //	kycctl agents code AGENT_ID
 //	kycctl tasks reassign ADDRESS_ID --agent AGENT_ID
+//	kycctl tasks evidence ADDRESS_ID
 //
 // Auth-billing's admin API is at KYC_ADMIN_URL (or --url), the verification
 // service's at KYC_VERIFICATION_ADMIN_URL (or --verification-url; its own
@@ -57,6 +58,7 @@ const usage = `usage:
   kycctl agents enable AGENT_ID
   kycctl agents code AGENT_ID
   kycctl tasks reassign ADDRESS_ID --agent AGENT_ID
+  kycctl tasks evidence ADDRESS_ID
 global flags: --url (KYC_ADMIN_URL, auth-billing), --verification-url (KYC_VERIFICATION_ADMIN_URL,
   agents and tasks), --token (ADMIN_TOKEN)`
 
@@ -118,6 +120,8 @@ func run(args []string, out io.Writer) error {
 		data, err = v.do("POST", "/admin/v1/agents/"+url.PathEscape(pos[2])+"/"+pos[1], nil)
 	case cmd == "tasks reassign" && len(pos) == 3 && *agent != "":
 		data, err = v.do("POST", "/admin/v1/tasks/"+url.PathEscape(pos[2])+"/reassign", map[string]any{"agentId": *agent})
+	case cmd == "tasks evidence" && len(pos) == 3:
+		data, err = v.do("GET", "/admin/v1/tasks/"+url.PathEscape(pos[2])+"/evidence", nil)
 	default:
 		return errors.New(usage)
 	}

@@ -186,6 +186,8 @@ func TestKycctlAgentsAndTasks(t *testing.T) {
 			`{"code":"042917","expiresAt":"2026-11-23T10:15:00.123Z"}`},
 		{"reassign", []string{"tasks", "reassign", "adr_01", "--agent", "agt_02"}, "POST", "/admin/v1/tasks/adr_01/reassign",
 			map[string]any{"agentId": "agt_02"}, http.StatusOK, task},
+		{"evidence", []string{"tasks", "evidence", "adr_01"}, "GET", "/admin/v1/tasks/adr_01/evidence", nil, http.StatusOK,
+			`{"addressId":"adr_01","visits":[],"photoMatches":[]}`},
 		{"reassign, flag first", []string{"tasks", "--agent", "agt_02", "reassign", "adr_01"}, "POST", "/admin/v1/tasks/adr_01/reassign",
 			map[string]any{"agentId": "agt_02"}, http.StatusOK, task},
 	} {

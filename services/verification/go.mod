@@ -3,6 +3,7 @@ module github.com/kycfield/kyc/services/verification
 go 1.26.8
 
 require (
+	github.com/corona10/goimagehash v1.1.0
 	github.com/gabriel-vasile/mimetype v1.4.16
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/kycfield/kyc/api v0.0.0
@@ -44,6 +45,7 @@ require (
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
+	github.com/nfnt/resize v0.0.0-20180221191011-83c6a9932646 // indirect
 	github.com/philhofer/fwd v1.2.0 // indirect
 	github.com/pierrec/lz4/v4 v4.1.15 // indirect
 	github.com/prometheus/client_golang v1.25.0 // indirect

@@ -6,6 +6,7 @@ import * as store from "./store.js";
 import * as queue from "./queue.js";
 import { go, onLeave } from "./shell.js";
 import { stepHeader, nav } from "./steps.js";
+import { follow, record } from "./trail.js";
 
 const GOOD_ACCURACY = 50, MAX_WAIT = 30;
 
@@ -38,6 +39,8 @@ export function checkin(id) {
     v.checkIn = { ...pos, at: new Date().toISOString() };
     store.saveVisit(id, v);
     queue.sync();
+    record(id, pos);
+    follow(id);
     go("photos", id);
   });
   return [...stepHeader(id, "checkin"), h("h2", {}, t("checkInTitle")), h("p", {}, t("checkInHelp")), status, btn,

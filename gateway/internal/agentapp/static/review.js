@@ -8,6 +8,7 @@ import * as queue from "./queue.js";
 import { go } from "./shell.js";
 import { state, position } from "./state.js";
 import { stepHeader, nav } from "./steps.js";
+import * as trail from "./trail.js";
 
 export function review(id) {
   const v = store.visit(id), o = v.outcome, i = v.interview;
@@ -39,6 +40,9 @@ async function submit(id) {
   if (o.outcome === "VERIFIED") body.verifiedAddress = o.verifiedAddress.trim();
   if (o.outcome === "REJECTED") body.reason = o.reason;
   if (o.outcome !== "NO_ACCESS") Object.assign(body, interviewOf(v.interview));
+  trail.record(id, pos);
+  const samples = trail.take(id);
+  if (samples.length) body.trail = { samples };
   await queue.enqueue({ taskId: id, kind: "complete", body });
   v.done = o.outcome;
   store.saveVisit(id, v);

@@ -3,11 +3,14 @@
 import { t } from "./strings.js";
 import { h } from "./dom.js";
 import { task, addressLine } from "./state.js";
+import * as store from "./store.js";
+import { follow } from "./trail.js";
 
 const STEPS = ["checkin", "photos", "interview", "outcome", "review"];
 
 export function stepHeader(id, step) {
   const x = task(id);
+  if (store.visit(id).checkIn) follow(id); // every step of an open visit keeps the trail going
   return [h("p", { class: "steps" }, t("step", STEPS.indexOf(step) + 1, STEPS.length)),
     h("p", { class: "muted" }, x ? `${x.customerName} · ${addressLine(x)}` : "")];
 }

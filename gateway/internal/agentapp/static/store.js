@@ -21,6 +21,12 @@ export function saveVisit(id, v) {
   set("visits", all);
 }
 
+// trail is a visit's sampled positions, kept apart from the visit so
+// that a screen saving the visit it read before an await never drops a
+// sample taken meanwhile.
+export const trail = (id) => get("trail." + id, []);
+export const setTrail = (id, samples) => (samples ? set("trail." + id, samples) : localStorage.removeItem("kyc.trail." + id));
+
 export const notices = () => get("notices", []);
 export const addNotice = (msg) => set("notices", [...notices(), msg].slice(-5));
 export const clearNotices = () => set("notices", []);

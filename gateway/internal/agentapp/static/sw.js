@@ -5,7 +5,7 @@ const VERSION = "__VERSION__"; // replaced by the gateway with a hash of the fil
 const CACHE = "kyc-agent-" + VERSION;
 // Every file of the app but this one (agentapp_test.go checks the list).
 const SHELL = ["./", "app.js", "shell.js", "state.js", "signin.js", "list.js", "task.js", "steps.js", "checkin.js", "photos.js",
-  "interview.js", "outcome.js", "review.js", "api.js", "dom.js", "queue.js", "store.js", "strings.js", "app.css",
+  "interview.js", "outcome.js", "review.js", "trail.js", "api.js", "dom.js", "queue.js", "store.js", "strings.js", "app.css",
   "manifest.webmanifest", "icon.svg"];
 
 self.addEventListener("install", (e) => {

@@ -129,11 +129,26 @@ function address(id, a, i) {
     v.agent && h("p", {}, "Agent: ", v.agent.name),
     v.agentNotes && h("p", {}, "Notes: ", v.agentNotes),
     v.reason && h("p", {}, "Reason: ", v.reason, v.diagnostics && ` — ${v.diagnostics}`),
-    h("p", {}, h("strong", {}, "Flags: "), v.flags && v.flags.length ? v.flags.join(", ") : "none"),
+    flags(i, v),
     h("h4", {}, "Timeline"),
     (v.timeline || []).length ? h("ol", { class: "timeline" }, v.timeline.map((t) => h("li", {}, `${say(t.status)} — ${when(t.at)} (${t.by})`)))
       : h("p", { class: "muted" }, "Waiting for the first step."),
     (v.verificationPhotos || []).length ? [h("h4", {}, `Evidence photos (${v.verificationPhotos.length})`), photos] : null);
+}
+
+// flags lists the evidence flags as sentences, most serious first, with
+// the severity in words (not colour alone) and the code for support.
+function flags(i, v) {
+  const rank = { critical: 0, warning: 1, info: 2 };
+  const details = (v.flagDetails || []).slice().sort((a, b) => (rank[a.severity] ?? 3) - (rank[b.severity] ?? 3));
+  if (!details.length) {
+    return h("p", {}, h("strong", {}, "Flags: "), v.flags && v.flags.length ? v.flags.join(", ") : "none");
+  }
+  return [h("h4", { id: "flags-" + i }, `Flags (${details.length})`),
+    h("ul", { class: "flags", "aria-labelledby": "flags-" + i }, details.map((d) =>
+      h("li", { class: "flag " + d.severity },
+        h("strong", {}, d.severity.charAt(0).toUpperCase() + d.severity.slice(1) + ": "), d.message,
+        " ", h("code", { class: "muted" }, d.code))))];
 }
 
 function documents(id, docs) {

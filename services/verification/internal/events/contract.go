@@ -25,7 +25,9 @@ func samples() []event.Sample {
 		Timeline: []verification.Transition{{Status: verification.Pending, At: at, By: "system"}, {Status: verification.Verified, At: at, By: "agt_019a2b3c4d5e6f708192a3b4c5d6e7f8"}},
 		Result: &verification.Result{VerifiedAddress: "12 Adeola Odeku Street, Victoria Island, Lagos", VerifiedAt: &at,
 			VerifiedLatitude: &lat, VerifiedLongitude: &lng, GPSAccuracyMeters: &acc, AgentNotes: "Met the customer at home.",
-			Agent: &verification.Agent{ID: "agt_019a2b3c4d5e6f708192a3b4c5d6e7f8", Name: "Tunde Bakare"}},
+			Agent: &verification.Agent{ID: "agt_019a2b3c4d5e6f708192a3b4c5d6e7f8", Name: "Tunde Bakare"},
+			Flags: []string{verification.FlagShortVisit}, FlagDetails: []verification.FlagDetail{{Code: verification.FlagShortVisit,
+				Severity: verification.SeverityWarning, Message: "The visit lasted 1 min 30 s from check-in to completion (under 3 min)."}}},
 		Photos:    []verification.Photo{{ID: "pho_019a2b3c4d5e6f708192a3b4c5d6e7f8", Tag: "building_front", CapturedAt: at}},
 		CreatedAt: at, UpdatedAt: at, CompletedAt: &at}
 	c := verification.Case{CustomerID: j.CustomerID, OrgID: j.OrgID, Env: j.Env, FirstName: "Ngozi", LastName: "Okafor",

@@ -19,7 +19,10 @@ type AdminEndpoints struct {
 	SetAgentActive kitserver.Endpoint[agentActive]
 	IssueCode      kitserver.Endpoint[agentID]
 	Reassign       kitserver.Endpoint[reassign]
+	Evidence       kitserver.Endpoint[addressID]
 }
+
+type addressID string
 
 // Agent is a field agent as operations see it.
 type Agent struct {
@@ -102,6 +105,13 @@ func makeAdminEndpoints(svc *verification.Service, r view.Renderer, in *kitserve
 			}
 			return kitserver.Result{Message: "Task reassigned", Data: taskOf(r, j)}, nil
 		}, in.Wrap("admin_reassign_task")),
+		Evidence: kitserver.NewEndpoint(func(ctx context.Context, id addressID) (kitserver.Result, error) {
+			ev, err := svc.Evidence(ctx, string(id))
+			if err != nil {
+				return kitserver.Result{}, err
+			}
+			return kitserver.Result{Message: "Evidence retrieved successfully", Data: evidenceView(string(id), ev)}, nil
+		}, in.Wrap("admin_task_evidence")),
 	}
 }
 
@@ -121,6 +131,9 @@ func RegisterAdmin(mux *http.ServeMux, e AdminEndpoints, token string, log *slog
 	}
 	handle("POST /admin/v1/agents/{id}/code", kitserver.NewHandler(e.IssueCode, func(_ context.Context, r *http.Request) (agentID, error) {
 		return agentID(r.PathValue("id")), nil
+	}, log))
+	handle("GET /admin/v1/tasks/{addressId}/evidence", kitserver.NewHandler(e.Evidence, func(_ context.Context, r *http.Request) (addressID, error) {
+		return addressID(r.PathValue("addressId")), nil
 	}, log))
 	handle("POST /admin/v1/tasks/{addressId}/reassign", kitserver.NewHandler(e.Reassign, func(ctx context.Context, r *http.Request) (reassign, error) {
 		req, err := decodeJSON[reassign](ctx, r)

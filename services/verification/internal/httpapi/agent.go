@@ -58,12 +58,22 @@ type complete struct {
 	Resident        *verification.Resident  `json:"resident"`
 	Building        *verification.Building  `json:"building"`
 	Neighbour       *verification.Neighbour `json:"neighbour"`
+	Trail           *trail                  `json:"trail"`
+}
+
+// trail is the visit's audit trail as the agent app sends it.
+type trail struct {
+	Samples []verification.TrailSampleInput `json:"samples"`
 }
 
 func (in complete) outcome() verification.Outcome {
-	return verification.Outcome{Outcome: in.Outcome, Reason: in.Reason, VerifiedAddress: in.VerifiedAddress,
+	o := verification.Outcome{Outcome: in.Outcome, Reason: in.Reason, VerifiedAddress: in.VerifiedAddress,
 		At:    verification.Point{Latitude: in.Latitude, Longitude: in.Longitude, Accuracy: in.Accuracy},
 		Notes: in.Notes, Resident: in.Resident, Building: in.Building, Neighbour: in.Neighbour}
+	if in.Trail != nil {
+		o.Trail = in.Trail.Samples
+	}
+	return o
 }
 
 // CheckIn is where and when the visit under way started.

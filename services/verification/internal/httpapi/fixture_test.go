@@ -12,6 +12,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,6 +47,27 @@ type fixture struct {
 	store  *postgres.Store
 	signer *principal.Signer
 	photos objstore.Bucket
+	clock  *clock
+}
+
+// clock is the service's clock: the real time, moved on by Advance, so
+// that a test can make a visit last minutes without waiting.
+type clock struct {
+	mu     sync.Mutex
+	offset time.Duration
+}
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.offset)
+}
+
+// Advance moves the service's clock on by d.
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.offset += d
+	c.mu.Unlock()
 }
 
 func setup(t *testing.T) fixture {
@@ -53,7 +75,8 @@ func setup(t *testing.T) fixture {
 	pool, _ := pgtest.NewDB(t, migrations.Set(), outbox.Migration(), inbox.Migration(), pending.Migration())
 	render := view.Renderer{BaseURL: "https://api.example.com"}
 	store := postgres.New(pool, "verification-events", events.Publisher{View: render}.Of)
-	svc := verification.NewService(store, time.Now, verification.Sandbox{})
+	clk := &clock{}
+	svc := verification.NewService(store, clk.now, verification.Sandbox{})
 	mc, name := miniotest.NewBucket(t)
 	photos := objstore.Bucket{Client: mc, Name: name}
 	signer, err := principal.NewSigner([]string{"a-test-secret-of-enough-bytes"}, time.Minute)
@@ -71,7 +94,7 @@ func setup(t *testing.T) fixture {
 	mux := http.NewServeMux()
 	httpapi.Register(mux, eps, svc, photos, protect, logging.Discard())
 	httpapi.RegisterAdmin(mux, eps.Admin, adminToken, logging.Discard())
-	return fixture{mux: mux, svc: svc, store: store, signer: signer, photos: photos}
+	return fixture{mux: mux, svc: svc, store: store, signer: signer, photos: photos, clock: clk}
 }
 
 // request is one call; zero fields are left out.

@@ -22,6 +22,7 @@ import (
 	"github.com/kycfield/kyc/pkg/ids"
 	"github.com/kycfield/kyc/pkg/kitserver"
 	"github.com/kycfield/kyc/pkg/objstore"
+	"github.com/kycfield/kyc/services/verification/internal/photohash"
 	"github.com/kycfield/kyc/services/verification/internal/verification"
 )
 
@@ -102,6 +103,11 @@ func readPhoto(ctx context.Context, req *http.Request, svc *verification.Service
 			return form, "", tooLargeOr(err, apperr.New(apperr.KindInvalid, apperr.CodeValidation, "The multipart body could not be read"))
 		}
 		if part.FormName() == "file" && up.photo.ObjectKey == "" {
+			// Nothing is stored for a task that is not the agent's own and
+			// under way; the key is built from the id checked here.
+			if err := svc.CanAddPhoto(ctx, up.agent, up.addressID, req.Header.Get("Idempotency-Key")); err != nil {
+				return form, "", err
+			}
 			if up.photo, digest, err = storeFile(ctx, svc, store, part, up.agent.ID, up.addressID); err != nil {
 				return form, "", err
 			}
@@ -153,13 +159,19 @@ func storeFile(ctx context.Context, svc *verification.Service, store PhotoStore,
 	}
 	p := verification.Photo{ID: ids.New("pho"), ContentType: mt}
 	p.ObjectKey = "agents/" + agentID + "/" + addressID + "/" + p.ID + ext
-	sum := sha256.New()
-	kept := &capped{max: exifWindow}
-	body := io.TeeReader(io.MultiReader(bytes.NewReader(head[:n]), part), io.MultiWriter(sum, kept))
 	if err := svc.AnnouncePhoto(ctx, p.ObjectKey); err != nil {
 		return p, "", err
 	}
+	// The file is fingerprinted as it streams (SHA-256, perceptual hash)
+	// for PHOTO_REUSED, never read back.
+	sum, perceptual := sha256.New(), photohash.NewStream()
+	kept := &capped{max: exifWindow}
+	body := io.TeeReader(io.MultiReader(bytes.NewReader(head[:n]), part), io.MultiWriter(sum, kept, perceptual))
 	size, err := store.Put(ctx, p.ObjectKey, body, mt, MaxPhoto)
+	p.Hash = &verification.PhotoHash{SHA256: sum.Sum(nil)}
+	if h, ok := perceptual.Sum(err); ok {
+		p.Hash.Perceptual = &h
+	}
 	if errors.Is(err, objstore.ErrTooLarge) {
 		return p, "", apperr.New(apperr.KindTooLarge, CodeFileTooLarge, fmt.Sprintf("A photo may be at most %d MiB", MaxPhoto>>20))
 	}
@@ -168,7 +180,7 @@ func storeFile(ctx context.Context, svc *verification.Service, store PhotoStore,
 	}
 	p.Size = size
 	p.Exif = readExif(kept.Bytes())
-	return p, hex.EncodeToString(sum.Sum(nil)), nil
+	return p, hex.EncodeToString(p.Hash.SHA256), nil
 }
 
 // readExif returns the GPS position and capture time a photo's metadata

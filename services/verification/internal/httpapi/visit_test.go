@@ -134,6 +134,15 @@ func TestAgentComplete(t *testing.T) {
 		t.Fatalf("complete: %s", r.body)
 	}
 	expect(t, "the same completion again", f.do(t, a.call("POST", path, "d2", verified)), http.StatusOK, "")
+	// A photo upload retried after the visit ended (its answer was lost)
+	// is answered as the first was; a new one is refused, nothing stored.
+	before := f.objects(t)
+	expect(t, "a photo retried after completion", f.upload(t, a, adr, "pbuilding_front", jpegBytes(t), "tag", "building_front",
+		"latitude", "6.4281", "longitude", "3.4219", "accuracy", "9"), http.StatusCreated, "")
+	expect(t, "a new photo after completion", f.upload(t, a, adr, "p-late", jpegBytes(t), "tag", "gate"), http.StatusConflict, "INVALID_TRANSITION")
+	if n := f.objects(t); n != before {
+		t.Fatalf("%d files after the late uploads, %d before", n, before)
+	}
 	expect(t, "completing twice", f.do(t, a.call("POST", path, "d3", verified)), http.StatusConflict, "INVALID_TRANSITION")
 	r = f.do(t, a.call("GET", "/agent/v1/tasks", "", nil))
 	var d struct{ Tasks []httpapi.Task }
@@ -191,5 +200,49 @@ func TestAgentOutcomesOtherThanVerified(t *testing.T) {
 	expect(t, "OTHER without notes", r, http.StatusBadRequest, "VALIDATION_ERROR")
 	if r.field() != "notes" {
 		t.Fatalf("OTHER without notes: %s", r.body)
+	}
+}
+
+// TestPhotoUploadChecksTheTaskFirst: a photo for a task that is not the
+// agent's own and under way, or for a path that is no address id, is
+// refused before a byte reaches storage (issue 31 item 5): nothing is
+// stored, nothing announced.
+func TestPhotoUploadChecksTheTaskFirst(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ade, bisi := f.newAgent(t, "Lagos"), f.newAgent(t, "Lagos")
+	adr := f.openLive(t, "Lagos") // Adé's: the agent with the fewest tasks gets it
+	var owner, other agent = ade, bisi
+	if r := f.do(t, ade.call("GET", "/agent/v1/tasks", "", nil)); !strings.Contains(string(r.body), adr) {
+		owner, other = bisi, ade
+	}
+	img := jpegBytes(t)
+	for _, tc := range []struct {
+		name, path string
+		a          agent
+		status     int
+		code       string
+	}{
+		{"another agent's task", adr, other, http.StatusNotFound, "NOT_FOUND"},
+		{"before check-in", adr, owner, http.StatusConflict, "INVALID_TRANSITION"},
+		{"a path with ..", "..%2F..%2Fsandbox", owner, http.StatusNotFound, "NOT_FOUND"},
+		{"a path with .. and an id", "..%2F" + adr, owner, http.StatusNotFound, "NOT_FOUND"},
+		{"an id with a slash", adr + "%2Fx", owner, http.StatusNotFound, "NOT_FOUND"},
+		{"an unknown id", "adr_00000000000000000000000000000000", owner, http.StatusNotFound, "NOT_FOUND"},
+	} {
+		body, ctype := photoForm(t, img, "tag", "building_front")
+		q := tc.a.call("POST", "/agent/v1/tasks/"+tc.path+"/photos", "k-"+tc.name, body)
+		q.ctype = ctype
+		expect(t, tc.name, f.do(t, q), tc.status, tc.code)
+	}
+	if n := f.objects(t); n != 0 {
+		t.Fatalf("refused uploads left %d files in the store", n)
+	}
+	var announced int
+	if err := f.store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM pending_objects`).Scan(&announced); err != nil {
+		t.Fatal(err)
+	}
+	if announced != 0 {
+		t.Fatalf("refused uploads announced %d files", announced)
 	}
 }

@@ -196,3 +196,43 @@ func (s *Store) PhotoByKey(ctx context.Context, addressID, key string) (verifica
 	}
 	return p, pgdb.Translate(err)
 }
+
+// TaskStatus implements verification.Store.
+func (s *Store) TaskStatus(ctx context.Context, agentID, addressID string) (string, error) {
+	var status string
+	err := s.Pool().QueryRow(ctx, `SELECT j.status FROM jobs j JOIN cases c ON c.customer_id = j.customer_id
+		WHERE j.address_id = $1 AND j.agent_id = $2 AND c.deleted_at IS NULL`, addressID, agentID).Scan(&status)
+	if pgdb.IsNoRows(err) {
+		return "", verification.ErrTaskNotFound
+	}
+	return status, pgdb.Translate(err)
+}
+
+const fixCols = `agent_id, address_id, kind, latitude, longitude, accuracy, at`
+
+// LastFixes implements verification.Tx.
+func (t *txn) LastFixes(ctx context.Context, agentID, addressID string) (last, elsewhere *verification.Fix, err error) {
+	scan := func(sql string, args ...any) (*verification.Fix, error) {
+		var f verification.Fix
+		err := t.tx.QueryRow(ctx, sql, args...).Scan(&f.AgentID, &f.AddressID, &f.Kind, &f.Latitude, &f.Longitude, &f.Accuracy, &f.At)
+		if pgdb.IsNoRows(err) {
+			return nil, nil
+		}
+		return &f, err
+	}
+	if last, err = scan(`SELECT `+fixCols+` FROM agent_fixes WHERE agent_id = $1 ORDER BY at DESC LIMIT 1`, agentID); err != nil || last == nil {
+		return nil, nil, err
+	}
+	if last.AddressID != addressID {
+		return last, last, nil
+	}
+	elsewhere, err = scan(`SELECT `+fixCols+` FROM agent_fixes WHERE agent_id = $1 AND address_id <> $2 ORDER BY at DESC LIMIT 1`, agentID, addressID)
+	return last, elsewhere, err
+}
+
+// RecordFix implements verification.Tx.
+func (t *txn) RecordFix(ctx context.Context, f verification.Fix) error {
+	_, err := t.tx.Exec(ctx, `INSERT INTO agent_fixes (`+fixCols+`) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
+		f.AgentID, f.AddressID, f.Kind, f.Latitude, f.Longitude, f.Accuracy, f.At)
+	return err
+}

@@ -217,9 +217,9 @@ func (t *txn) InsertPhotos(ctx context.Context, j verification.Job, photos []ver
 			p.CreatedAt = time.Now().UTC()
 		}
 		b.Queue(`INSERT INTO photos (id, address_id, customer_id, org_id, env, tag, object_key, content_type, size, captured_at,
-			created_at, device, exif, idem_key) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,nullif($14, ''))`,
+			created_at, device, exif, idem_key, reused) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,nullif($14, ''),$15)`,
 			p.ID, j.AddressID, j.CustomerID, j.OrgID, j.Env, p.Tag, p.ObjectKey, p.ContentType, p.Size, p.CapturedAt,
-			p.CreatedAt, jsonOrNil(p.Device), jsonOrNil(p.Exif), p.Key)
+			p.CreatedAt, jsonOrNil(p.Device), jsonOrNil(p.Exif), p.Key, p.Reused)
 		b.Queue(`DELETE FROM pending_objects WHERE object_key = $1`, p.ObjectKey) // pending.Done, batched
 	}
 	return t.tx.SendBatch(ctx, b).Close()
@@ -277,13 +277,13 @@ func (t *txn) DueSandbox(ctx context.Context, now time.Time, limit int) ([]verif
 
 func (t *txn) Emit(ctx context.Context, ch verification.Change) error { return t.s.Emit(ctx, t.tx, ch) }
 
-const photoCols = `id, tag, object_key, content_type, size, captured_at, created_at, device, exif`
+const photoCols = `id, tag, object_key, content_type, size, captured_at, created_at, device, exif, reused`
 
 // scanPhoto reads photoCols, after the columns before (if any).
 func scanPhoto(row pgx.Row, before ...any) (verification.Photo, error) {
 	var p verification.Photo
 	var device, exif []byte
-	dst := append(before, &p.ID, &p.Tag, &p.ObjectKey, &p.ContentType, &p.Size, &p.CapturedAt, &p.CreatedAt, &device, &exif)
+	dst := append(before, &p.ID, &p.Tag, &p.ObjectKey, &p.ContentType, &p.Size, &p.CapturedAt, &p.CreatedAt, &device, &exif, &p.Reused)
 	if err := row.Scan(dst...); err != nil {
 		return p, err
 	}

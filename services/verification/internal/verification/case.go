@@ -97,6 +97,12 @@ type Store interface {
 	AgentBySession(ctx context.Context, tokenHash []byte, now time.Time) (FieldAgent, error)
 	// Tasks lists an agent's open jobs, due re-visits first.
 	Tasks(ctx context.Context, agentID string) ([]Task, error)
+	// TaskStatus is the status of the agent's own job for an address of a
+	// live case (ErrTaskNotFound for anyone else's).
+	TaskStatus(ctx context.Context, agentID, addressID string) (string, error)
+	// Evidence reads an address's visit trails and photo matches, either
+	// side (operations).
+	Evidence(ctx context.Context, addressID string) (Evidence, error)
 }
 
 // Waiting is a live job waiting for an agent.
@@ -157,4 +163,16 @@ type Tx interface {
 	// its request fingerprint; Remember records one.
 	Recall(ctx context.Context, agentID, key string) (fingerprint string, seen bool, err error)
 	Remember(ctx context.Context, agentID, key, fingerprint string) error
+	// LastFixes returns the agent's latest fix anywhere and its latest
+	// at another address than addressID (nil when none).
+	LastFixes(ctx context.Context, agentID, addressID string) (last, elsewhere *Fix, err error)
+	RecordFix(ctx context.Context, f Fix) error
+	// HashCandidates returns stored fingerprints in env that share h's
+	// SHA-256 or one of its perceptual hash's bands (an indexed lookup,
+	// at most limit); the caller keeps the real matches.
+	HashCandidates(ctx context.Context, env string, h PhotoHash, limit int) ([]StoredHash, error)
+	// InsertPhotoHash stores a photo's fingerprint and the matches found
+	// for it.
+	InsertPhotoHash(ctx context.Context, j Job, p Photo, matches []PhotoMatch) error
+	InsertTrail(ctx context.Context, t VisitTrail) error
 }

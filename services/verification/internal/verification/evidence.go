@@ -43,7 +43,8 @@ const (
 	maxStateDistance = 200_000.0
 )
 
-// Flags raised on completion.
+// Flags raised on completion (and, for some, at check-in). Each has a
+// severity (FlagSeverity) and is explained in Result.FlagDetails.
 const (
 	FlagCheckInFar         = "CHECKIN_FAR_FROM_COMPLETION"
 	FlagPhotoFar           = "PHOTO_GPS_FAR_FROM_COMPLETION" // EXIF GPS, else the phone's at capture
@@ -52,62 +53,83 @@ const (
 	FlagOutsideState       = "OUTSIDE_ADDRESS_STATE"
 	FlagPhotoWithoutGPS    = "PHOTO_WITHOUT_GPS"
 	FlagCheckInLowAccuracy = "CHECKIN_LOW_GPS_ACCURACY"
+	FlagPhotoReused        = "PHOTO_REUSED"
+	FlagSuspectLocation    = "SUSPECT_LOCATION"
+	FlagImpossibleTravel   = "IMPOSSIBLE_TRAVEL"
+	FlagShortVisit         = "SHORT_VISIT"
 )
 
-// evidenceFlags checks a visit's evidence and fills the distances.
-func evidenceFlags(j Job, at Point, photos []Photo, now time.Time, r *Result) {
+// visitEvidence is what the completion checks know besides the job and
+// the outcome: the agent's last fix at another address (a fix identical
+// to it is suspect), and whether the visit's length counts (not for a
+// visit that found no access).
+type visitEvidence struct {
+	elsewhere  *Fix
+	timedVisit bool
+}
+
+// evidenceFlags checks a visit's evidence and fills the distances and
+// flags, the check-in's flags first.
+func evidenceFlags(j Job, at Point, photos []Photo, now time.Time, ev visitEvidence, r *Result) {
 	var flags flagSet
 	if j.Visit != nil {
+		flags.addDetails(j.Visit.Flags)
 		d := math.Round(distance(j.Visit.Latitude, j.Visit.Longitude, at.Latitude, at.Longitude))
 		r.DistanceFromCheckInMeters = &d
 		if d > maxCheckInDistance {
-			flags.add(FlagCheckInFar)
+			flags.add(FlagCheckInFar, "The visit was completed %s from where the agent checked in (more than %s).", meters(d), meters(maxCheckInDistance))
 		}
 		if j.Visit.Accuracy > minAccuracy {
-			flags.add(FlagCheckInLowAccuracy)
+			flags.add(FlagCheckInLowAccuracy, "The check-in fix was accurate to only %s (worse than %s).", meters(j.Visit.Accuracy), meters(minAccuracy))
+		}
+		if ev.timedVisit {
+			shortVisit(j.Visit.At, now, &flags)
 		}
 	}
 	acc := at.Accuracy
 	r.GPSAccuracyMeters = &acc
 	if acc > minAccuracy {
-		flags.add(FlagLowAccuracy)
+		flags.add(FlagLowAccuracy, "The completion fix was accurate to only %s (worse than %s).", meters(acc), meters(minAccuracy))
 	}
-	if c, ok := stateCentres[normalState(j.Address.State)]; ok && distance(c[0], c[1], at.Latitude, at.Longitude) > maxStateDistance {
-		flags.add(FlagOutsideState)
+	suspectFix("completion", at, ev.elsewhere, &flags)
+	if c, ok := stateCentres[normalState(j.Address.State)]; ok {
+		if d := distance(c[0], c[1], at.Latitude, at.Longitude); d > maxStateDistance {
+			flags.add(FlagOutsideState, "The visit was completed %s from the centre of %s state (more than %s).", meters(d), j.Address.State, meters(maxStateDistance))
+		}
 	}
 	for _, p := range photos {
 		photoFlags(j, at, p, now, &flags)
 	}
-	r.Flags = flags
+	r.Flags, r.FlagDetails = flags.codes, flags.details
 }
 
-// photoFlags checks where and when one photo of the visit was taken.
+// photoFlags checks where and when one photo of the visit was taken, and
+// whether it was seen before at another address.
 func photoFlags(j Job, at Point, p Photo, now time.Time, flags *flagSet) {
+	name := photoName(slices.IndexFunc(j.Photos, func(q Photo) bool { return q.ID == p.ID })+1, p.Tag)
 	// The file's own GPS where it survived, else the phone's position
 	// the app recorded at capture (browsers strip EXIF GPS).
 	switch {
 	case p.Exif != nil && p.Exif.Latitude != nil:
-		if distance(*p.Exif.Latitude, *p.Exif.Longitude, at.Latitude, at.Longitude) > maxPhotoDistance {
-			flags.add(FlagPhotoFar)
+		if d := distance(*p.Exif.Latitude, *p.Exif.Longitude, at.Latitude, at.Longitude); d > maxPhotoDistance {
+			flags.add(FlagPhotoFar, "%s was taken %s from where the visit was completed (by the position in the photo file).", name, meters(d))
 		}
 	case p.Device != nil:
-		if distance(p.Device.Latitude, p.Device.Longitude, at.Latitude, at.Longitude) > maxPhotoDistance {
-			flags.add(FlagPhotoFar)
+		if d := distance(p.Device.Latitude, p.Device.Longitude, at.Latitude, at.Longitude); d > maxPhotoDistance {
+			flags.add(FlagPhotoFar, "%s was taken %s from where the visit was completed (by the phone's position at capture).", name, meters(d))
 		}
 	default:
-		flags.add(FlagPhotoWithoutGPS)
+		flags.add(FlagPhotoWithoutGPS, "%s has no position: neither the photo file nor the phone recorded one.", name)
 	}
-	if p.Exif != nil && p.Exif.Taken != nil && j.Visit != nil &&
-		(p.Exif.Taken.Before(j.Visit.At.Add(-visitSlack)) || p.Exif.Taken.After(now.Add(visitSlack))) {
-		flags.add(FlagPhotoTime)
+	if p.Exif != nil && p.Exif.Taken != nil && j.Visit != nil {
+		switch taken := *p.Exif.Taken; {
+		case taken.Before(j.Visit.At.Add(-visitSlack)):
+			flags.add(FlagPhotoTime, "%s was taken at %s, %s before the check-in.", name, clock(taken), span(j.Visit.At.Sub(taken)))
+		case taken.After(now.Add(visitSlack)):
+			flags.add(FlagPhotoTime, "%s was taken at %s, %s after the visit was completed.", name, clock(taken), span(taken.Sub(now)))
+		}
 	}
-}
-
-// flagSet is the flags raised, each once, in the order first raised.
-type flagSet []string
-
-func (f *flagSet) add(flag string) {
-	if !slices.Contains(*f, flag) {
-		*f = append(*f, flag)
+	if p.Reused {
+		flags.add(FlagPhotoReused, "%s matches a photo submitted for another address.", name)
 	}
 }

@@ -100,8 +100,10 @@ type Result struct {
 	Resident                  *Resident  `json:"resident,omitempty"`
 	Neighbour                 *Neighbour `json:"neighbour,omitempty"`
 	Flags                     []string   `json:"flags,omitempty"`
-	Reason                    string     `json:"reason,omitempty"`
-	Diagnostics               string     `json:"diagnostics,omitempty"`
+	// FlagDetails explains each flag raised: severity and a sentence.
+	FlagDetails []FlagDetail `json:"flagDetails,omitempty"`
+	Reason      string       `json:"reason,omitempty"`
+	Diagnostics string       `json:"diagnostics,omitempty"`
 }
 
 // Photo is a piece of photographic evidence.
@@ -123,6 +125,10 @@ type Photo struct {
 	// Idempotency-Key for it.
 	CreatedAt time.Time
 	Key       string
+	// Hash is the file's fingerprint (set on upload, for PHOTO_REUSED);
+	// Reused says it matched a photo of another address when stored.
+	Hash   *PhotoHash
+	Reused bool
 }
 
 // Exif is the position and time a photo's own metadata records.

@@ -35,6 +35,8 @@ type Outcome struct {
 	Resident        *Resident
 	Building        *Building
 	Neighbour       *Neighbour
+	// Trail is the positions the app sampled during the visit.
+	Trail []TrailSampleInput
 }
 
 // Outcomes an agent may report.
@@ -133,14 +135,33 @@ func (o Outcome) outcomeProblems() []apperr.Detail {
 // it on the third; UNSAFE_AREA leaves it ASSIGNED for operations to
 // decide). The evidence is checked and flagged, never refused.
 func (s *Service) Complete(ctx context.Context, agent FieldAgent, addressID string, o Outcome, idem Idem) (Task, error) {
-	if err := o.check(); err != nil {
+	err := o.check()
+	samples, trailProblems := parseTrail(o.Trail, s.now().UTC())
+	if len(trailProblems) > 0 {
+		var d []apperr.Detail
+		if e, ok := apperr.As(err); ok {
+			d = e.Details
+		}
+		return Task{}, apperr.Validation(append(d, trailProblems...)...)
+	}
+	if err != nil {
 		return Task{}, err
 	}
 	return s.agentCall(ctx, agent, addressID, idem, func(tx Tx, c *Case, j *Job, now time.Time) error {
 		if j.Status != InProgress {
 			return apperr.New(apperr.KindConflict, CodeInvalidTransition, "Check in before completing the visit")
 		}
-		if err := endVisit(j, agent, o, now); err != nil {
+		_, elsewhere, err := tx.LastFixes(ctx, agent.ID, j.AddressID)
+		if err != nil {
+			return err
+		}
+		if err := endVisit(j, agent, o, now, elsewhere); err != nil {
+			return err
+		}
+		if err := tx.RecordFix(ctx, Fix{AgentID: agent.ID, AddressID: j.AddressID, Kind: FixCompletion, Point: o.At, At: now}); err != nil {
+			return err
+		}
+		if err := tx.InsertTrail(ctx, trailOf(*j, agent, o, samples, now)); err != nil {
 			return err
 		}
 		return s.changed(ctx, tx, c, j, nil, now)
@@ -148,35 +169,36 @@ func (s *Service) Complete(ctx context.Context, agent FieldAgent, addressID stri
 }
 
 // endVisit applies the agent's outcome to the job under way.
-func endVisit(j *Job, agent FieldAgent, o Outcome, now time.Time) error {
+func endVisit(j *Job, agent FieldAgent, o Outcome, now time.Time, elsewhere *Fix) error {
 	switch {
 	case o.Outcome == OutcomeNoAccess:
-		return noAccess(j, agent, o, now)
+		return noAccess(j, agent, o, now, elsewhere)
 	case o.Outcome == Rejected && o.Reason == ReasonUnsafeArea:
 		j.Attempts = append(j.Attempts, Attempt{At: now, Reason: ReasonUnsafeArea, Notes: o.Notes, By: agent.ID})
 		return j.move(Assigned, now, agent.ID)
 	default:
-		return finish(j, agent, o, now)
+		return finish(j, agent, o, now, elsewhere)
 	}
 }
 
 // noAccess records a visit that could not get in: a re-visit, or on the
 // last attempt a rejection with who and where.
-func noAccess(j *Job, agent FieldAgent, o Outcome, now time.Time) error {
+func noAccess(j *Job, agent FieldAgent, o Outcome, now time.Time, elsewhere *Fix) error {
 	if err := j.NoAccess(o.Notes, NextWorkingDay(now), now, agent.ID); err != nil {
 		return err
 	}
 	if j.Result != nil {
 		lat, lng := o.At.Latitude, o.At.Longitude
 		j.Result.Agent, j.Result.VerifiedLatitude, j.Result.VerifiedLongitude = &Agent{ID: agent.ID, Name: agent.Name}, &lat, &lng
-		evidenceFlags(*j, o.At, nil, now, j.Result)
+		// A visit that found no access may be short: not SHORT_VISIT.
+		evidenceFlags(*j, o.At, nil, now, visitEvidence{elsewhere: elsewhere}, j.Result)
 	}
 	return nil
 }
 
 // finish ends the job VERIFIED or REJECTED, with the visit's evidence
 // checked and flagged.
-func finish(j *Job, agent FieldAgent, o Outcome, now time.Time) error {
+func finish(j *Job, agent FieldAgent, o Outcome, now time.Time, elsewhere *Fix) error {
 	visit := visitPhotos(*j)
 	if o.Outcome == Verified && len(visit) < MinPhotos {
 		return apperr.Validation(apperr.Detail{Field: "photos",
@@ -191,7 +213,7 @@ func finish(j *Job, agent FieldAgent, o Outcome, now time.Time) error {
 	} else {
 		r.Diagnostics = diagnostics(*j, o, now)
 	}
-	evidenceFlags(*j, o.At, visit, now, &r)
+	evidenceFlags(*j, o.At, visit, now, visitEvidence{elsewhere: elsewhere, timedVisit: true}, &r)
 	return j.Complete(o.Outcome, r, nil, now, agent.ID)
 }
 

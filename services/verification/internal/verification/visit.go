@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/ids"
 )
 
 // Point is a GPS fix: accuracy is the radius in metres (a browser's
@@ -21,6 +22,9 @@ type Point struct {
 type CheckInRecord struct {
 	Point
 	At time.Time `json:"at"`
+	// Flags are raised at check-in (SUSPECT_LOCATION,
+	// IMPOSSIBLE_TRAVEL) and reported with the visit's outcome.
+	Flags []FlagDetail `json:"flags,omitempty"`
 }
 
 // Idem identifies a retried agent call: the same key with the same
@@ -88,7 +92,14 @@ func (s *Service) CheckIn(ctx context.Context, agent FieldAgent, addressID strin
 		if err := j.CheckIn(now, agent.ID); err != nil {
 			return err
 		}
-		j.Visit = &CheckInRecord{Point: at, At: now}
+		last, elsewhere, err := tx.LastFixes(ctx, agent.ID, j.AddressID)
+		if err != nil {
+			return err
+		}
+		j.Visit = &CheckInRecord{Point: at, At: now, Flags: checkInFlags(at, now, last, elsewhere)}
+		if err := tx.RecordFix(ctx, Fix{AgentID: agent.ID, AddressID: j.AddressID, Kind: FixCheckIn, Point: at, At: now}); err != nil {
+			return err
+		}
 		return s.changed(ctx, tx, c, j, nil, now)
 	})
 }
@@ -110,6 +121,33 @@ func checkPoint(p Point, prefix string) error {
 	return nil
 }
 
+// CanAddPhoto says, before any byte of a photo is stored, whether the
+// agent may add one to the address now: its own task, under way (or a
+// retry of an upload it made, idemKey, answered as the first was). The
+// id must be one this service generated (adr_ and 32 hex digits), so
+// that an object key built from it can hold nothing else ("..", slashes).
+func (s *Service) CanAddPhoto(ctx context.Context, agent FieldAgent, addressID, idemKey string) error {
+	if !ids.Valid("adr", addressID) {
+		return ErrTaskNotFound
+	}
+	status, err := s.store.TaskStatus(ctx, agent.ID, addressID)
+	if err != nil || status == InProgress {
+		return err
+	}
+	if idemKey != "" {
+		if _, err := s.store.PhotoByKey(ctx, addressID, idemKey); err == nil {
+			return nil // a retry after the visit ended: AddPhoto answers with the photo stored first
+		}
+	}
+	return errPhotoBeforeCheckIn
+}
+
+var errPhotoBeforeCheckIn = apperr.New(apperr.KindConflict, CodeInvalidTransition, "Check in before taking photos")
+
+// maxHashCandidates bounds a reuse lookup: a photo matching more
+// addresses than this is flagged all the same.
+const maxHashCandidates = 50
+
 // AnnouncePhoto is called before a photo file is stored under key: a file
 // that no photo row ever refers to is swept later (pending.Sweeper).
 func (s *Service) AnnouncePhoto(ctx context.Context, key string) error {
@@ -126,10 +164,25 @@ func (s *Service) AddPhoto(ctx context.Context, agent FieldAgent, addressID stri
 	}
 	_, err := s.agentCall(ctx, agent, addressID, idem, func(tx Tx, c *Case, j *Job, now time.Time) error {
 		if j.Status != InProgress {
-			return apperr.New(apperr.KindConflict, CodeInvalidTransition, "Check in before taking photos")
+			return errPhotoBeforeCheckIn
 		}
 		p.CreatedAt, p.Key = now, idem.Key
-		return tx.InsertPhotos(ctx, *j, []Photo{p})
+		var matches []PhotoMatch
+		if p.Hash != nil {
+			candidates, err := tx.HashCandidates(ctx, j.Env, *p.Hash, maxHashCandidates)
+			if err != nil {
+				return err
+			}
+			matches = matchesOf(p, *j, candidates)
+			p.Reused = len(matches) > 0
+		}
+		if err := tx.InsertPhotos(ctx, *j, []Photo{p}); err != nil {
+			return err
+		}
+		if p.Hash == nil {
+			return nil
+		}
+		return tx.InsertPhotoHash(ctx, *j, p, matches)
 	})
 	if err != nil {
 		return Photo{}, err

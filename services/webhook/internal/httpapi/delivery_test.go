@@ -73,6 +73,9 @@ func TestVerificationEventsAreDeliveredSigned(t *testing.T) {
 			t.Fatalf("an 11-digit number in %s", r.body)
 		}
 		byType[parse(t, r).Type] = r
+		if !bytes.Contains(r.body, []byte(`"flagDetails":[{"code":"SHORT_VISIT","message":"`+flagSentence+`","severity":"warning"}]`)) {
+			t.Fatalf("the flags' explanations are not passed on: %s", r.body)
+		}
 	}
 	// A delivery replayed six minutes later fails the timestamp check,
 	// even with a valid signature for that time.

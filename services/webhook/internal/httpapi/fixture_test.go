@@ -190,11 +190,16 @@ func (f *fixture) publish(who tenant, typ string, data any) event.Event {
 	return e
 }
 
+// flagSentence is a flag's explanation as the verification context
+// writes it: passed on to the receiver as it is.
+const flagSentence = "The visit lasted 1 min 30 s from check-in to completion (under 3 min)."
+
 func addressUpdated(customerID, addressID string, seq int) map[string]any {
 	return map[string]any{"customerId": customerID, "addressId": addressID, "status": "VERIFIED", "sequence": seq,
 		"occurredAt": time.Now().UTC().Format(time.RFC3339Nano),
 		"verificationData": map[string]any{"verifiedAddress": "12 Adeola Odeku Street", "verifiedLatitude": 6.4281, "verifiedLongitude": 3.4219,
-			"agentNotes": "Met the customer", "flags": []string{}, "photoCount": 1, "attempts": []any{}, "timeline": []any{},
+			"agentNotes": "Met the customer", "flags": []string{"SHORT_VISIT"}, "photoCount": 1,
+			"flagDetails": []any{map[string]any{"code": "SHORT_VISIT", "severity": "warning", "message": flagSentence}}, "attempts": []any{}, "timeline": []any{},
 			"verificationPhotos": []any{map[string]any{"url": "https://api.example.com/api/v1/verification/" + customerID + "/photos/pho_1",
 				"tag": "building_front", "capturedAt": "2026-11-23T10:00:00.000Z"}}}}
 }
