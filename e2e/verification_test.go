@@ -15,6 +15,7 @@ import (
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/eventually"
 	"github.com/kycfield/kyc/pkg/kafkatest"
+	"github.com/kycfield/kyc/pkg/pdftest"
 )
 
 type statusView struct {
@@ -187,6 +188,49 @@ func TestSandboxMagicValuesChooseTheOutcome(t *testing.T) {
 			waitForCustomerStatus(t, key, c.ID, tc.overall)
 		})
 	}
+	t.Run("SANDBOX_FLAGGED", func(t *testing.T) {
+		t.Parallel()
+		c := create(t, key, newCustomer(map[string]any{"addresses": []map[string]any{
+			{"streetName": "Allen Avenue", "city": "Ikeja", "lga": "Ikeja", "state": "Lagos", "notes": "SANDBOX_FLAGGED"}}}))
+		waitOverall(t, key, c.ID, "VERIFIED")
+		r, _ := status(t, key, c.ID)
+		var got struct {
+			Data struct {
+				Addresses []struct {
+					ExpectedLocation *struct{ Precision string } `json:"expectedLocation"`
+					VerificationData struct {
+						Flags       []string                                   `json:"flags"`
+						FlagDetails []struct{ Code, Severity, Message string } `json:"flagDetails"`
+						Distance    *float64                                   `json:"distanceFromExpectedMeters"`
+					} `json:"verificationData"`
+				} `json:"addresses"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(r.Body, &got); err != nil || len(got.Data.Addresses) != 1 {
+			t.Fatalf("status: %v %s", err, r.Body)
+		}
+		a := got.Data.Addresses[0]
+		want := map[string]string{
+			"FAR_FROM_EXPECTED_LOCATION": "The visit was completed 17.",
+			"PHOTO_REUSED":               "Photo 1 (building front) matches a photo submitted for another address.",
+		}
+		if a.ExpectedLocation == nil || a.ExpectedLocation.Precision != "TOWN" || a.VerificationData.Distance == nil ||
+			*a.VerificationData.Distance < 17000 || len(a.VerificationData.FlagDetails) != 2 {
+			t.Fatalf("flagged sandbox address: %s", r.Body)
+		}
+		for _, d := range a.VerificationData.FlagDetails {
+			if !strings.HasPrefix(d.Message, want[d.Code]) {
+				t.Errorf("%s: %q", d.Code, d.Message)
+			}
+		}
+		text := pdftest.Text(t, waitReport(t, key, c.ID).Body)
+		for _, w := range []string{"FAR_FROM_EXPECTED_LOCATION (warning): The visit was completed 17.", "PHOTO_REUSED (critical)",
+			"Expected location", "submitted this"} {
+			if !strings.Contains(text, w) {
+				t.Errorf("the report lacks %q", w)
+			}
+		}
+	})
 	t.Run("SANDBOX_STALL", func(t *testing.T) {
 		t.Parallel()
 		c := create(t, key, newCustomer(map[string]any{"addresses": []map[string]any{

@@ -75,7 +75,7 @@ func address(i int, rejected bool, at time.Time) report.Address {
 	a := report.Address{ID: fmt.Sprintf("adr_019a2b3c4d5e6f708192a3b4c5d6e7f%d", i), Label: ptr(fmt.Sprintf("Home %d", i+1)),
 		StreetNumber: ptr(fmt.Sprint(10 + i)), StreetName: streets[i%len(streets)], Landmark: ptr("Opposite the First Bank branch"),
 		City: "Ikeja", LGA: ptr("Ikeja"), State: "Lagos", Country: "Nigeria", Notes: ptr("Blue gate, ask for Mama Tunde"),
-		Status: report.Verified}
+		Status: report.Verified, ExpectedLocation: &report.Expected{Latitude: 6.605874, Longitude: 3.349149, Precision: "TOWN"}}
 	v := &report.VerificationData{VerifiedAddress: fmt.Sprintf("%d %s, Ikeja, Lagos", 10+i, streets[i%len(streets)]),
 		VerifiedAt: &visited, VerifiedLatitude: ptr(6.601838 + float64(i)/1000), VerifiedLongitude: ptr(3.351486),
 		GPSAccuracyMeters: ptr(8.0), DistanceFromCheckInMeters: ptr(23.0), AgentNotes: "Met the customer's brother; shop on the ground floor.",
@@ -84,7 +84,10 @@ func address(i int, rejected bool, at time.Time) report.Address {
 		Resident:  &report.Resident{Name: "Chidi Eze", Relationship: "Brother", YearsAtAddress: ptr(4)},
 		Neighbour: &report.Neighbour{Confirmed: true, Notes: "Shop owner next door"},
 		Flags:     []string{"LOW_GPS_ACCURACY"},
-		Attempts:  []report.Attempt{{At: ptr(visited.Add(-24 * time.Hour)), Reason: "NO_ACCESS", Notes: "Gate locked", By: "agt_019a2b3c4d5e6f708192a3b4c5d6e7f8"}}}
+		FlagDetails: []report.FlagDetail{{Code: "LOW_GPS_ACCURACY", Severity: "info",
+			Message: "The completion fix was accurate to only 80 m (worse than 50 m)."}},
+		DistanceFromExpectedMeters: ptr(520.0),
+		Attempts:                   []report.Attempt{{At: ptr(visited.Add(-24 * time.Hour)), Reason: "NO_ACCESS", Notes: "Gate locked", By: "agt_019a2b3c4d5e6f708192a3b4c5d6e7f8"}}}
 	v.CheckIn = &report.Fix{Latitude: *v.VerifiedLatitude - 0.0002, Longitude: 3.351486, AccuracyMeters: ptr(12.0), At: ptr(visited.Add(-20 * time.Minute))}
 	for j, tag := range []string{"building_front", "street_view", "landmark"} {
 		v.Photos = append(v.Photos, report.Photo{ID: fmt.Sprintf("pho_%032x", i*10+j), URL: fmt.Sprintf("https://api.example.com/p/%d/%d", i, j),

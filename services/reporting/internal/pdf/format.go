@@ -155,11 +155,35 @@ func building(v *report.VerificationData) string {
 	return or(strings.Join(parts, " · "))
 }
 
-func flags(v *report.VerificationData) string {
+// flags are the evidence flags, each with its severity and sentence
+// where the producer explained it (older outcomes carry codes only).
+func flags(v *report.VerificationData) []string {
 	if v == nil || len(v.Flags) == 0 {
-		return "None"
+		return []string{"None"}
 	}
-	return strings.Join(v.Flags, ", ")
+	if len(v.FlagDetails) == 0 {
+		return []string{strings.Join(v.Flags, ", ")}
+	}
+	out := make([]string, len(v.FlagDetails))
+	for i, d := range v.FlagDetails {
+		out[i] = fmt.Sprintf("%s (%s): %s", d.Code, d.Severity, d.Message)
+	}
+	return out
+}
+
+// expected is an address's expected location with the completion's
+// distance from it.
+func expected(a report.Address) string {
+	e := a.ExpectedLocation
+	if e == nil {
+		return notGiven
+	}
+	words := map[string]string{"TOWN": "centre of the town", "LGA": "reference point of the LGA", "STATE": "reference point of the state"}[e.Precision]
+	s := fmt.Sprintf("%.6f, %.6f (%s)", e.Latitude, e.Longitude, or(words))
+	if v := a.VerificationData; v != nil && v.DistanceFromExpectedMeters != nil {
+		s += " · " + meters(*v.DistanceFromExpectedMeters) + " from completion"
+	}
+	return s
 }
 
 func attempts(v *report.VerificationData) []string {

@@ -58,7 +58,9 @@ func TestReportShowsEveryField(t *testing.T) {
 			}
 			want = append(want, "Africa/Lagos (WAT)", "UTC", "Tunde Bakare (agt_019a2b3c4d5e6f708192a3b4c5d6e7f8)",
 				"Met the customer's brother; shop on the ground floor.", "Chidi Eze, Brother, 4 years at the address",
-				"Confirmed: Shop owner next door", "Type: Bungalow · Colour: Cream · Gate: yes", "LOW_GPS_ACCURACY",
+				"Confirmed: Shop owner next door", "Type: Bungalow · Colour: Cream · Gate: yes",
+				"Evidence flags\tLOW_GPS_ACCURACY (info): The completion fix was accurate to only 80 m",
+				"Expected location\t6.605874, 3.349149 (centre of the town) · 520 m from completion", "Expected location",
 				"1 without access", "NO_ACCESS: Gate", "3 taken", "1. building_front", "2. street_view", "3. landmark",
 				"23 Nov 2026 09:30 WAT · 08:30 UTC", "Completion", "Check-in", "Photo n",
 				"Agent's declaration\tTunde Bakare (agt_019a2b3c4d5e6f708192a3b4c5d6e7f8) submitted this")

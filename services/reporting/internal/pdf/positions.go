@@ -3,6 +3,7 @@ package pdf
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/kycfield/kyc/services/reporting/internal/report"
 )
@@ -33,11 +34,13 @@ const (
 	completion pointKind = iota
 	checkIn
 	photoPoint
+	expectedPoint
 )
 
 // positions prints where the visit happened: the check-in and completion
 // fixes with their distances, then the diagram.
-func (d *doc) positions(v *report.VerificationData) {
+func (d *doc) positions(a report.Address, v *report.VerificationData) {
+	d.row("Expected location", expected(a))
 	if v.VerifiedLatitude == nil || v.VerifiedLongitude == nil {
 		d.row("Completed at", notGiven)
 		return
@@ -50,7 +53,7 @@ func (d *doc) positions(v *report.VerificationData) {
 		}
 		d.row("Checked in at", line)
 	}
-	pts := points(v)
+	pts := points(a, v)
 	if len(pts) > 1 {
 		d.diagram(pts)
 	}
@@ -58,7 +61,7 @@ func (d *doc) positions(v *report.VerificationData) {
 
 // points are v's recorded positions relative to its completion point
 // (an equirectangular projection: exact enough over a few kilometres).
-func points(v *report.VerificationData) []point {
+func points(a report.Address, v *report.VerificationData) []point {
 	lat0, lon0 := *v.VerifiedLatitude, *v.VerifiedLongitude
 	at := func(lat, lon float64) (float64, float64) {
 		return (lon - lon0) * 111_320 * math.Cos(lat0*math.Pi/180), (lat - lat0) * 110_574
@@ -73,6 +76,10 @@ func points(v *report.VerificationData) []point {
 			x, y := at(*p.Latitude, *p.Longitude)
 			pts = append(pts, point{label: fmt.Sprint(i + 1), kind: photoPoint, x: x, y: y})
 		}
+	}
+	if e := a.ExpectedLocation; e != nil {
+		x, y := at(e.Latitude, e.Longitude)
+		pts = append(pts, point{kind: expectedPoint, x: x, y: y})
 	}
 	return pts
 }
@@ -103,7 +110,7 @@ func (d *doc) diagram(pts []point) {
 	f.SetXY(x0+bodyWidth-20, y0+2)
 	f.CellFormat(18, 3, "N ↑", "", 0, "R", false, 0, "")
 	f.SetXY(margin, y0+diagramHeight+1)
-	d.legend()
+	d.legend(pts)
 }
 
 // marker draws one point: the completion as a filled dot in the accent,
@@ -117,6 +124,13 @@ func (d *doc) marker(k pointKind, x, y float64, label string) {
 	case checkIn:
 		f.SetFillColor(amber.r, amber.g, amber.b)
 		f.Rect(x-1.5, y-1.5, 3, 3, "F")
+	case expectedPoint:
+		f.SetDrawColor(green.r, green.g, green.b)
+		f.SetLineWidth(0.5)
+		f.Circle(x, y, 2.2, "D")
+		f.Line(x-3, y, x+3, y)
+		f.Line(x, y-3, x, y+3)
+		f.SetLineWidth(0.2)
 	case photoPoint:
 		f.SetDrawColor(ink.r, ink.g, ink.b)
 		f.SetLineWidth(0.4)
@@ -150,15 +164,18 @@ func (d *doc) scaleBar(x, y, scale float64) {
 	f.Text(x, y-1.8, meters(length))
 }
 
-// legend names the markers under the diagram.
-func (d *doc) legend() {
+// legend names the markers drawn, under the diagram.
+func (d *doc) legend(pts []point) {
 	f := d.f
 	y := f.GetY() + 2.5
 	x := margin
-	for _, k := range []pointKind{completion, checkIn, photoPoint} {
+	for _, k := range []pointKind{expectedPoint, completion, checkIn, photoPoint} {
+		if !slices.ContainsFunc(pts, func(p point) bool { return p.kind == k }) {
+			continue
+		}
 		d.marker(k, x+2, y, map[pointKind]string{photoPoint: "n"}[k])
 		d.font("", 7.5, muted)
-		name := map[pointKind]string{completion: "Completion", checkIn: "Check-in", photoPoint: "Photo n"}[k]
+		name := map[pointKind]string{expectedPoint: "Expected location", completion: "Completion", checkIn: "Check-in", photoPoint: "Photo n"}[k]
 		f.Text(x+6, y+1, name)
 		x += 6 + f.GetStringWidth(name) + 8
 	}

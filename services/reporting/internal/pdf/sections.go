@@ -134,7 +134,9 @@ func (d *doc) address(a report.Address) {
 	d.row("Resident interview", resident(v))
 	d.row("Neighbour", neighbour(v))
 	d.row("Building", building(v))
-	d.row("Evidence flags", flags(v))
+	for i, line := range flags(v) {
+		d.row(map[bool]string{true: "Evidence flags"}[i == 0], line)
+	}
 	d.row("Attempts", fmt.Sprintf("%d without access", len(v.Attempts)))
 	for _, line := range attempts(v) {
 		d.row("", line)
@@ -143,7 +145,7 @@ func (d *doc) address(a report.Address) {
 		d.row("Rejection reason", v.Reason)
 		d.row("Diagnostics", v.Diagnostics)
 	}
-	d.positions(v)
+	d.positions(a, v)
 	d.photos(v)
 	d.row("Agent's declaration", declaration(v))
 }

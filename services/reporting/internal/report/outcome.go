@@ -31,27 +31,45 @@ type Address struct {
 	Notes            *string           `json:"notes"`
 	Status           string            `json:"status"`
 	VerificationData *VerificationData `json:"verificationData"`
+	ExpectedLocation *Expected         `json:"expectedLocation,omitempty"`
+}
+
+// Expected is where an address should be (the gazetteer's town, LGA or
+// state point).
+type Expected struct {
+	Latitude  float64 `json:"latitude"`
+	Longitude float64 `json:"longitude"`
+	Precision string  `json:"precision"`
+}
+
+// FlagDetail is one evidence flag as a person reads it.
+type FlagDetail struct {
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
 }
 
 // VerificationData is the evidence of an address's visits.
 type VerificationData struct {
-	VerifiedAddress           string     `json:"verifiedAddress,omitempty"`
-	VerifiedAt                *time.Time `json:"verifiedAt,omitempty"`
-	VerifiedLatitude          *float64   `json:"verifiedLatitude,omitempty"`
-	VerifiedLongitude         *float64   `json:"verifiedLongitude,omitempty"`
-	AgentNotes                string     `json:"agentNotes,omitempty"`
-	Agent                     *Agent     `json:"agent,omitempty"`
-	DistanceFromCheckInMeters *float64   `json:"distanceFromCheckInMeters,omitempty"`
-	GPSAccuracyMeters         *float64   `json:"gpsAccuracyMeters,omitempty"`
-	Building                  *Building  `json:"building,omitempty"`
-	Resident                  *Resident  `json:"resident,omitempty"`
-	Neighbour                 *Neighbour `json:"neighbour,omitempty"`
-	Flags                     []string   `json:"flags,omitempty"`
-	Reason                    string     `json:"reason,omitempty"`
-	Diagnostics               string     `json:"diagnostics,omitempty"`
-	Photos                    []Photo    `json:"verificationPhotos"`
-	Attempts                  []Attempt  `json:"attempts"`
-	CheckIn                   *Fix       `json:"checkIn,omitempty"`
+	VerifiedAddress            string       `json:"verifiedAddress,omitempty"`
+	VerifiedAt                 *time.Time   `json:"verifiedAt,omitempty"`
+	VerifiedLatitude           *float64     `json:"verifiedLatitude,omitempty"`
+	VerifiedLongitude          *float64     `json:"verifiedLongitude,omitempty"`
+	AgentNotes                 string       `json:"agentNotes,omitempty"`
+	Agent                      *Agent       `json:"agent,omitempty"`
+	DistanceFromCheckInMeters  *float64     `json:"distanceFromCheckInMeters,omitempty"`
+	GPSAccuracyMeters          *float64     `json:"gpsAccuracyMeters,omitempty"`
+	Building                   *Building    `json:"building,omitempty"`
+	Resident                   *Resident    `json:"resident,omitempty"`
+	Neighbour                  *Neighbour   `json:"neighbour,omitempty"`
+	Flags                      []string     `json:"flags,omitempty"`
+	FlagDetails                []FlagDetail `json:"flagDetails,omitempty"`
+	DistanceFromExpectedMeters *float64     `json:"distanceFromExpectedMeters,omitempty"`
+	Reason                     string       `json:"reason,omitempty"`
+	Diagnostics                string       `json:"diagnostics,omitempty"`
+	Photos                     []Photo      `json:"verificationPhotos"`
+	Attempts                   []Attempt    `json:"attempts"`
+	CheckIn                    *Fix         `json:"checkIn,omitempty"`
 }
 
 // Fix is a position the agent's phone recorded.

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/kycfield/kyc/pkg/envelope"
 	"github.com/kycfield/kyc/pkg/kitserver"
@@ -95,10 +96,20 @@ type Task struct {
 	MapURL        string         `json:"mapUrl"`
 }
 
+// mapURL opens the phone's map app on the address: searched by its text
+// near where it should be (the gazetteer's expected location), so a
+// street name common to many towns is found in the right one.
+func mapURL(a verification.Address) string {
+	at := "0,0"
+	if l, ok := verification.ExpectedLocation(a); ok {
+		at = strconv.FormatFloat(l.Latitude, 'f', 6, 64) + "," + strconv.FormatFloat(l.Longitude, 'f', 6, 64)
+	}
+	return "geo:" + at + "?q=" + url.QueryEscape(verification.OneLine(a))
+}
+
 func taskOf(r view.Renderer, t verification.Task) Task {
 	out := Task{Address: r.Address(t.Job), CustomerID: t.CustomerID, CustomerName: t.CustomerName, CustomerPhone: t.CustomerPhone,
-		Attempts: view.Attempts(t.Job), PhotoCount: t.PhotoCount,
-		MapURL: "geo:0,0?q=" + url.QueryEscape(verification.OneLine(t.Job.Address))}
+		Attempts: view.Attempts(t.Job), PhotoCount: t.PhotoCount, MapURL: mapURL(t.Job.Address)}
 	if t.Visit != nil {
 		out.Visit = &CheckIn{Point: t.Visit.Point, At: envelope.Timestamp(t.Visit.At)}
 	}

@@ -31,10 +31,8 @@ type FieldAgent struct {
 
 // Covers reports whether the agent works in state, and in lga too.
 func (a FieldAgent) Covers(state, lga string) (inState, inLGA bool) {
-	s := normalState(state)
-	inState = slices.ContainsFunc(a.States, func(x string) bool { return normalState(x) == s })
-	l := strings.ToLower(strings.TrimSpace(lga))
-	inLGA = inState && l != "" && slices.ContainsFunc(a.LGAs, func(x string) bool { return strings.ToLower(strings.TrimSpace(x)) == l })
+	inState = slices.ContainsFunc(a.States, func(x string) bool { return sameState(x, state) })
+	inLGA = inState && strings.TrimSpace(lga) != "" && slices.ContainsFunc(a.LGAs, func(x string) bool { return sameLGA(state, x, lga) })
 	return inState, inLGA
 }
 
@@ -66,14 +64,35 @@ func (in AgentInput) check() (AgentInput, error) {
 		d = append(d, apperr.Detail{Field: "states", Message: "must name at least one state the agent covers"})
 	}
 	for i, s := range in.States {
-		if _, known := stateCentres[normalState(s)]; !known {
-			d = append(d, apperr.Detail{Field: fmt.Sprintf("states[%d]", i), Message: "is not a Nigerian state or the FCT"})
+		name, known := places().NormalizeState(s)
+		if !known {
+			d = append(d, apperr.Detail{Field: fmt.Sprintf("states[%d]", i), Message: "is not a Nigerian state or the FCT",
+				Suggestions: places().SuggestStates(s)})
+			continue
+		}
+		in.States[i] = name
+	}
+	for i, l := range in.LGAs {
+		if name, ok := lgaOf(in.States, l); ok {
+			in.LGAs[i] = name
+		} else {
+			d = append(d, apperr.Detail{Field: fmt.Sprintf("lgas[%d]", i), Message: "is not a local government area of the states the agent covers"})
 		}
 	}
 	if len(d) > 0 {
 		return in, apperr.Validation(d...)
 	}
 	return in, nil
+}
+
+// lgaOf is name as an LGA of one of states, in its official spelling.
+func lgaOf(states []string, name string) (string, bool) {
+	for _, s := range states {
+		if n, ok := places().NormalizeLGA(s, name); ok {
+			return n, true
+		}
+	}
+	return "", false
 }
 
 func normalPhone(s string) (string, bool) {

@@ -15,14 +15,15 @@ func distance(aLat, aLng, bLat, bLng float64) float64 {
 	return 2 * r * math.Asin(math.Sqrt(h))
 }
 
-// Position is where a photo was taken: the app's own fix at capture, else
-// the file's EXIF GPS; ok is false when neither was recorded.
+// Position is where a photo was taken: the file's EXIF GPS where it
+// survived, else the phone's fix at capture (as the photo flags judge
+// it); ok is false when neither was recorded.
 func (p Photo) Position() (pt Point, ok bool) {
 	switch {
-	case p.Device != nil:
-		return *p.Device, true
 	case p.Exif != nil && p.Exif.Latitude != nil && p.Exif.Longitude != nil:
 		return Point{Latitude: *p.Exif.Latitude, Longitude: *p.Exif.Longitude}, true
+	case p.Device != nil:
+		return *p.Device, true
 	}
 	return Point{}, false
 }
@@ -57,6 +58,7 @@ const (
 	FlagSuspectLocation    = "SUSPECT_LOCATION"
 	FlagImpossibleTravel   = "IMPOSSIBLE_TRAVEL"
 	FlagShortVisit         = "SHORT_VISIT"
+	FlagFarFromExpected    = "FAR_FROM_EXPECTED_LOCATION"
 )
 
 // visitEvidence is what the completion checks know besides the job and
@@ -92,15 +94,32 @@ func evidenceFlags(j Job, at Point, photos []Photo, now time.Time, ev visitEvide
 		flags.add(FlagLowAccuracy, "The completion fix was accurate to only %s (worse than %s).", meters(acc), meters(minAccuracy))
 	}
 	suspectFix("completion", at, ev.elsewhere, &flags)
-	if c, ok := stateCentres[normalState(j.Address.State)]; ok {
-		if d := distance(c[0], c[1], at.Latitude, at.Longitude); d > maxStateDistance {
+	if c, ok := places().StateCentre(j.Address.State); ok {
+		if d := distance(c.Latitude, c.Longitude, at.Latitude, at.Longitude); d > maxStateDistance {
 			flags.add(FlagOutsideState, "The visit was completed %s from the centre of %s state (more than %s).", meters(d), j.Address.State, meters(maxStateDistance))
 		}
 	}
+	expectedFlags(j.Address, at, r, &flags)
 	for _, p := range photos {
 		photoFlags(j, at, p, now, &flags)
 	}
 	r.Flags, r.FlagDetails = flags.codes, flags.details
+}
+
+// expectedFlags records how far the completion was from where the address
+// should be, and flags it past the threshold of the expected location's
+// precision.
+func expectedFlags(a Address, at Point, r *Result, flags *flagSet) {
+	l, ok := ExpectedLocation(a)
+	if !ok {
+		return
+	}
+	d := math.Round(distance(l.Latitude, l.Longitude, at.Latitude, at.Longitude))
+	r.DistanceFromExpectedMeters = &d
+	if limit := farFromExpected[l.Precision]; d > limit {
+		flags.add(FlagFarFromExpected, "The visit was completed %s from where the address should be (%s; more than %s).",
+			meters(d), precisionWords(a, l), meters(limit))
+	}
 }
 
 // photoFlags checks where and when one photo of the visit was taken, and

@@ -38,6 +38,7 @@ var FlagSeverity = map[string]string{
 	FlagSuspectLocation:    SeverityCritical,
 	FlagImpossibleTravel:   SeverityCritical,
 	FlagShortVisit:         SeverityWarning,
+	FlagFarFromExpected:    SeverityWarning,
 }
 
 // flagSet is the flags raised: each code once, in the order first

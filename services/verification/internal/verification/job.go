@@ -96,10 +96,13 @@ type Result struct {
 	Agent                     *Agent     `json:"agent,omitempty"`
 	DistanceFromCheckInMeters *float64   `json:"distanceFromCheckInMeters,omitempty"`
 	GPSAccuracyMeters         *float64   `json:"gpsAccuracyMeters,omitempty"`
-	Building                  *Building  `json:"building,omitempty"`
-	Resident                  *Resident  `json:"resident,omitempty"`
-	Neighbour                 *Neighbour `json:"neighbour,omitempty"`
-	Flags                     []string   `json:"flags,omitempty"`
+	// DistanceFromExpectedMeters is how far the completion was from where
+	// the address should be (ExpectedLocation).
+	DistanceFromExpectedMeters *float64   `json:"distanceFromExpectedMeters,omitempty"`
+	Building                   *Building  `json:"building,omitempty"`
+	Resident                   *Resident  `json:"resident,omitempty"`
+	Neighbour                  *Neighbour `json:"neighbour,omitempty"`
+	Flags                      []string   `json:"flags,omitempty"`
 	// FlagDetails explains each flag raised: severity and a sentence.
 	FlagDetails []FlagDetail `json:"flagDetails,omitempty"`
 	Reason      string       `json:"reason,omitempty"`

@@ -2,6 +2,7 @@ package verification
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
 	"math"
 	"strings"
@@ -26,6 +27,9 @@ const (
 	MagicRejectResident = "SANDBOX_REJECT_RESIDENT"
 	MagicNoAccess       = "SANDBOX_NO_ACCESS"
 	MagicStall          = "SANDBOX_STALL"
+	// MagicFlagged verifies the address with FAR_FROM_EXPECTED_LOCATION
+	// and PHOTO_REUSED raised, as a live visit with doubtful evidence would.
+	MagicFlagged = "SANDBOX_FLAGGED"
 )
 
 // sandboxAgent is the mock agent of every sandbox visit.
@@ -34,7 +38,7 @@ var sandboxAgent = Agent{ID: "agt_sandbox", Name: "Sandbox Agent (Tunde Bakare)"
 // scenario reads the magic value in notes; the longest match wins, since
 // SANDBOX_REJECT is a prefix of SANDBOX_REJECT_RESIDENT.
 func scenario(notes string) string {
-	for _, m := range []string{MagicRejectResident, MagicReject, MagicNoAccess, MagicStall} {
+	for _, m := range []string{MagicRejectResident, MagicReject, MagicNoAccess, MagicStall, MagicFlagged} {
 		if strings.Contains(notes, m) {
 			return m
 		}
@@ -131,7 +135,7 @@ func (s *Service) simulate(ctx context.Context, tx Tx, c *Case, j *Job, now time
 				Diagnostics: "Visited once; spoke with the occupant and two neighbours (sandbox simulation)."}, nil, now, "sandbox")
 		})
 	}
-	r, photos := s.evidence(*j, now)
+	r, photos := s.evidence(*j, now, magic == MagicFlagged)
 	if err := j.Complete(Verified, r, photos, now, "sandbox"); err != nil {
 		return err
 	}
@@ -139,16 +143,22 @@ func (s *Service) simulate(ctx context.Context, tx Tx, c *Case, j *Job, now time
 }
 
 // evidence is realistic mock evidence for a verified sandbox address: a
-// point inside its state, notes, building and resident details, and the
-// stored mock photos.
-func (s *Service) evidence(j Job, now time.Time) (Result, []Photo) {
-	lat, lng := pointIn(j.Address.State, j.AddressID)
-	accuracy, zero, yes, years := 8.5, 0.0, true, 4
+// point near where the address should be, notes, building and resident
+// details that vary with the customer, and the stored mock photos. With
+// flagged, the point is 17 km off and the first photo counts as reused,
+// so a lender can build its handling of both flags against the sandbox.
+func (s *Service) evidence(j Job, now time.Time, flagged bool) (Result, []Photo) {
+	pick := picker(j.CustomerID)
+	lat, lng := pointNear(j.Address, j.AddressID, flagged)
+	accuracy, zero, yes, years := 8.5, 0.0, pick(2) == 0, 1+pick(12)
+	who := sandboxResidents[pick(len(sandboxResidents))]
+	b := sandboxBuildings[pick(len(sandboxBuildings))]
 	r := Result{VerifiedAddress: OneLine(j.Address), VerifiedAt: &now, VerifiedLatitude: &lat, VerifiedLongitude: &lng,
-		AgentNotes: "Customer confirmed resident; building matches the description. Met the customer's spouse at the gate.",
-		Agent:      &sandboxAgent, GPSAccuracyMeters: &accuracy, DistanceFromCheckInMeters: &zero,
-		Building:  &Building{Type: "Bungalow", Colour: "Cream", GatePresent: &yes},
-		Resident:  &Resident{Name: "Mrs. Okafor", Relationship: "Spouse", YearsAtAddress: &years},
+		AgentNotes: fmt.Sprintf("Customer confirmed resident; building matches the description. Met the customer's %s at the gate.",
+			strings.ToLower(who.relationship)),
+		Agent: &sandboxAgent, GPSAccuracyMeters: &accuracy, DistanceFromCheckInMeters: &zero,
+		Building:  &Building{Type: b[0], Colour: b[1], GatePresent: &yes},
+		Resident:  &Resident{Name: who.name, Relationship: who.relationship, YearsAtAddress: &years},
 		Neighbour: &Neighbour{Confirmed: true, Notes: "Neighbour at the next gate confirmed the family lives here."}}
 	tags := []string{"building_front", "street_view"}
 	if j.Address.Landmark != "" {
@@ -164,8 +174,41 @@ func (s *Service) evidence(j Job, now time.Time) (Result, []Photo) {
 		photos = append(photos, Photo{ID: ids.New("pho"), Tag: tag, ObjectKey: SandboxPhotoKey(tag), ContentType: "image/jpeg",
 			Size: size, CapturedAt: now, CreatedAt: now})
 	}
+	var flags flagSet
+	expectedFlags(j.Address, Point{Latitude: lat, Longitude: lng}, &r, &flags)
+	if flagged && len(photos) > 0 {
+		flags.add(FlagPhotoReused, "%s matches a photo submitted for another address.", photoName(1, photos[0].Tag))
+	}
+	r.Flags, r.FlagDetails = flags.codes, flags.details
 	return r, photos
 }
+
+// picker returns a function choosing 0..n-1, the same for the same seed
+// each time it is called in turn: sandbox evidence differs between
+// customers and stays the same for one.
+func picker(seed string) func(n int) int {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(seed))
+	v := h.Sum64()
+	return func(n int) int {
+		i := int(v % uint64(n))
+		v /= uint64(n)
+		return i
+	}
+}
+
+// Sandbox residents and buildings: made-up people and common building
+// descriptions, chosen per customer.
+var (
+	sandboxResidents = []struct{ name, relationship string }{
+		{"Mrs. Okafor", "Spouse"}, {"Mr. Adeyemi", "Brother"}, {"Hajiya Bello", "Mother"}, {"Chiamaka Nwosu", "Sister"},
+		{"Ibrahim Musa", "Cousin"}, {"Mrs. Eze", "Landlady"}, {"Tolu Bakare", "Husband"}, {"Mr. Effiong", "Father"},
+	}
+	sandboxBuildings = [][2]string{
+		{"Bungalow", "Cream"}, {"Duplex", "White"}, {"Block of flats", "Grey"}, {"Face-me-I-face-you", "Yellow"},
+		{"Bungalow", "Green"}, {"Storey building", "Peach"},
+	}
+)
 
 // SandboxPhotoKey is where the mock photo of tag is stored.
 func SandboxPhotoKey(tag string) string { return "sandbox/" + tag + ".jpg" }
@@ -182,47 +225,25 @@ func OneLine(a Address) string {
 	return strings.Join(parts, ", ")
 }
 
-// pointIn is a point near the centre of state (a Nigerian state or the
-// FCT), offset by up to about 2 km in a direction fixed by seed.
-func pointIn(state, seed string) (float64, float64) {
-	c, ok := stateCentres[normalState(state)]
-	if !ok {
-		c = [2]float64{9.0820, 8.6753} // Nigeria's centre
+// pointNear is a point near where a lies (its expected location, or
+// Nigeria's centre for an address the gazetteer cannot place), offset by
+// up to about 400 m in a direction fixed by seed; with far, north by
+// 17.2 km or, for a coarse expected location, past its threshold.
+func pointNear(a Address, seed string, far bool) (float64, float64) {
+	lat, lng, farKM := 9.0820, 8.6753, 17.2
+	if l, ok := ExpectedLocation(a); ok {
+		lat, lng = l.Latitude, l.Longitude
+		farKM = max(farKM, farFromExpected[l.Precision]*1.15/1000)
 	}
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(seed))
 	v := h.Sum32()
-	dlat := (float64(v%2000)/1000 - 1) * 0.018
-	dlng := (float64((v/2000)%2000)/1000 - 1) * 0.018
-	return round6(c[0] + dlat), round6(c[1] + dlng)
+	dlat := (float64(v%2000)/1000 - 1) * 0.0036
+	dlng := (float64((v/2000)%2000)/1000 - 1) * 0.0036
+	if far {
+		dlat += farKM / 111.0
+	}
+	return round6(lat + dlat), round6(lng + dlng)
 }
 
 func round6(f float64) float64 { return math.Round(f*1e6) / 1e6 }
-
-func normalState(s string) string {
-	s = strings.ToLower(strings.TrimSpace(s))
-	s = strings.TrimSuffix(s, " state")
-	switch s {
-	case "abuja", "federal capital territory", "fct abuja", "fct - abuja":
-		return "fct"
-	case "cross-river":
-		return "cross river"
-	case "akwa-ibom":
-		return "akwa ibom"
-	}
-	return s
-}
-
-// stateCentres are approximate centres of the 36 states and the FCT.
-var stateCentres = map[string][2]float64{
-	"abia": {5.4527, 7.5248}, "adamawa": {9.3265, 12.3984}, "akwa ibom": {5.0077, 7.8497}, "anambra": {6.2209, 6.9370},
-	"bauchi": {10.7761, 9.9992}, "bayelsa": {4.7719, 6.0699}, "benue": {7.3369, 8.7404}, "borno": {11.8333, 13.1500},
-	"cross river": {5.8702, 8.5988}, "delta": {5.7040, 5.9339}, "ebonyi": {6.2649, 8.0137}, "edo": {6.6342, 5.9304},
-	"ekiti": {7.7190, 5.3110}, "enugu": {6.5364, 7.4356}, "fct": {8.8941, 7.1860}, "gombe": {10.3638, 11.1928},
-	"imo": {5.5720, 7.0588}, "jigawa": {12.2280, 9.5616}, "kaduna": {10.3764, 7.7095}, "kano": {11.7471, 8.5247},
-	"katsina": {12.3797, 7.6306}, "kebbi": {11.4942, 4.2333}, "kogi": {7.7337, 6.6906}, "kwara": {8.9669, 4.3874},
-	"lagos": {6.5244, 3.3792}, "nasarawa": {8.4998, 8.1997}, "niger": {9.9309, 5.5983}, "ogun": {6.9980, 3.4737},
-	"ondo": {6.9149, 5.1478}, "osun": {7.5629, 4.5200}, "oyo": {8.1574, 3.6147}, "plateau": {9.2182, 9.5179},
-	"rivers": {4.8396, 6.9112}, "sokoto": {13.0059, 5.2476}, "taraba": {7.9994, 10.7740}, "yobe": {12.2939, 11.4390},
-	"zamfara": {12.1222, 6.2236},
-}

@@ -1,8 +1,11 @@
 package verification
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestScenario(t *testing.T) {
@@ -17,6 +20,7 @@ func TestScenario(t *testing.T) {
 		{"call first SANDBOX_REJECT_RESIDENT please", MagicRejectResident},
 		{"SANDBOX_NO_ACCESS", MagicNoAccess},
 		{"SANDBOX_STALL", MagicStall},
+		{"please SANDBOX_FLAGGED", MagicFlagged},
 		{"sandbox_reject", ""}, // magic values are upper case
 		{"SANDBOX REJECT", ""},
 	}
@@ -27,50 +31,82 @@ func TestScenario(t *testing.T) {
 	}
 }
 
-func TestPointInLandsInItsState(t *testing.T) {
-	const box = 0.018 + 1e-6 // the offset's bound, plus rounding to 6 places
-	seeds := []string{"adr_1", "adr_2", "adr_019a2b3c4d5e6f708192a3b4c5d6e7f8", ""}
-	for state, c := range stateCentres {
-		for _, seed := range seeds {
-			lat, lng := pointIn(state, seed)
-			if math.Abs(lat-c[0]) > box || math.Abs(lng-c[1]) > box {
-				t.Errorf("pointIn(%q, %q) = %v,%v; centre %v", state, seed, lat, lng, c)
+// Sandbox points fall near where the address should be (within the
+// offset's 400 m box), the same each time for one address, and with
+// SANDBOX_FLAGGED past the FAR_FROM_EXPECTED_LOCATION threshold of the
+// expected location's precision.
+func TestPointNearLandsNearTheExpectedLocation(t *testing.T) {
+	const box = 0.0036 + 1e-6 // the offset's bound, plus rounding to 6 places
+	cases := []Address{
+		{City: "Ikeja", LGA: "Ikeja", State: "Lagos"},
+		{City: "Somewhere unknown", LGA: "Eti Osa", State: "Lagos"},
+		{State: "Kano"},
+		{City: "Kaduna", State: "Kaduna"},
+		{State: "FCT"},
+	}
+	for _, a := range cases {
+		l, ok := ExpectedLocation(a)
+		if !ok {
+			t.Fatalf("no expected location for %+v", a)
+		}
+		for _, seed := range []string{"adr_1", "adr_2", "adr_019a2b3c4d5e6f708192a3b4c5d6e7f8", ""} {
+			lat, lng := pointNear(a, seed, false)
+			if math.Abs(lat-l.Latitude) > box || math.Abs(lng-l.Longitude) > box {
+				t.Errorf("pointNear(%+v, %q) = %v,%v; expected location %+v", a, seed, lat, lng, l)
 			}
-			if lat2, lng2 := pointIn(state, seed); lat2 != lat || lng2 != lng {
-				t.Errorf("pointIn(%q, %q) is not deterministic", state, seed)
+			if lat2, lng2 := pointNear(a, seed, false); lat2 != lat || lng2 != lng {
+				t.Errorf("pointNear(%+v, %q) is not deterministic", a, seed)
 			}
 			if r := math.Round(lat*1e6) / 1e6; r != lat {
 				t.Errorf("latitude %v is not rounded to 6 places", lat)
 			}
+			lat, lng = pointNear(a, seed, true)
+			if d := distance(l.Latitude, l.Longitude, lat, lng); d <= farFromExpected[l.Precision] {
+				t.Errorf("flagged point for %+v is %.0f m from its expected location (%s), within the threshold", a, d, l.Precision)
+			}
 		}
 	}
-	// Different addresses in one state get different points.
-	a1, b1 := pointIn("Lagos", "adr_1")
-	a2, b2 := pointIn("Lagos", "adr_2")
-	if a1 == a2 && b1 == b2 {
-		t.Error("two seeds, one point")
+	// An address the gazetteer cannot place lands near Nigeria's centre.
+	lat, lng := pointNear(Address{State: "Atlantis"}, "adr_1", false)
+	if math.Abs(lat-9.0820) > box || math.Abs(lng-8.6753) > box {
+		t.Errorf("pointNear(Atlantis) = %v,%v; want near Nigeria's centre", lat, lng)
 	}
-	// The spellings clients use reach the same centre.
-	for _, tc := range []struct{ in, key string }{
-		{"Lagos", "lagos"}, {" lagos state ", "lagos"}, {"Enugu State", "enugu"}, {"FCT", "fct"}, {"Abuja", "fct"},
-		{"Federal Capital Territory", "fct"}, {"FCT - Abuja", "fct"}, {"Cross-River", "cross river"},
-		{"Akwa-Ibom", "akwa ibom"}, {"AKWA IBOM", "akwa ibom"},
-	} {
-		lat, lng := pointIn(tc.in, "adr_1")
-		c := stateCentres[tc.key]
-		if math.Abs(lat-c[0]) > box || math.Abs(lng-c[1]) > box {
-			t.Errorf("pointIn(%q) = %v,%v; want near %s %v", tc.in, lat, lng, tc.key, c)
+}
+
+// Sandbox evidence differs between customers, stays the same for one,
+// and SANDBOX_FLAGGED explains both of its flags.
+func TestSandboxEvidenceVariesAndFlaggedExplainsItself(t *testing.T) {
+	s := &Service{sandbox: Sandbox{Photos: map[string]int64{"building_front": 1, "street_view": 1}}}
+	now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	residents := map[string]bool{}
+	for i := range 20 {
+		j := Job{CustomerID: fmt.Sprintf("cus_%032d", i), AddressID: "adr_1", Address: Address{City: "Ikeja", LGA: "Ikeja", State: "Lagos"}}
+		r, _ := s.evidence(j, now, false)
+		again, _ := s.evidence(j, now, false)
+		if r.Resident.Name != again.Resident.Name || r.Building.Type != again.Building.Type {
+			t.Errorf("customer %d's evidence changed between two runs", i)
 		}
-	}
-	// Unknown states fall back to Nigeria's centre.
-	for _, s := range []string{"", "Atlantis", "Greater London"} {
-		lat, lng := pointIn(s, "adr_1")
-		if math.Abs(lat-9.0820) > box || math.Abs(lng-8.6753) > box {
-			t.Errorf("pointIn(%q) = %v,%v; want near Nigeria's centre", s, lat, lng)
+		if len(r.Flags) != 0 {
+			t.Errorf("an ordinary sandbox visit raised %v", r.Flags)
 		}
+		residents[r.Resident.Name] = true
 	}
-	if len(stateCentres) != 37 {
-		t.Errorf("%d state centres; want the 36 states and the FCT", len(stateCentres))
+	if len(residents) < 4 {
+		t.Errorf("20 customers met only %d different residents", len(residents))
+	}
+	j := Job{CustomerID: "cus_flagged", AddressID: "adr_1", Address: Address{City: "Ikeja", LGA: "Ikeja", State: "Lagos"}}
+	r, _ := s.evidence(j, now, true)
+	want := map[string]string{
+		FlagFarFromExpected: "The visit was completed 17.",
+		FlagPhotoReused:     "Photo 1 (building front) matches a photo submitted for another address.",
+	}
+	if len(r.Flags) != 2 || len(r.FlagDetails) != 2 || r.DistanceFromExpectedMeters == nil {
+		t.Fatalf("flagged evidence: %v %+v", r.Flags, r.FlagDetails)
+	}
+	for _, d := range r.FlagDetails {
+		if !strings.HasPrefix(d.Message, want[d.Code]) || d.Severity == "" {
+			t.Errorf("%s: %q (%s)", d.Code, d.Message, d.Severity)
+		}
 	}
 }
 

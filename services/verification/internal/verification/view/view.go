@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kycfield/kyc/pkg/envelope"
+	"github.com/kycfield/kyc/pkg/gazetteer"
 	"github.com/kycfield/kyc/services/verification/internal/verification"
 )
 
@@ -40,6 +41,9 @@ type Address struct {
 	Notes            *string           `json:"notes"`
 	Status           string            `json:"status"`
 	VerificationData *VerificationData `json:"verificationData"`
+	// ExpectedLocation is where the address should be (the gazetteer's
+	// town, LGA or state point); nil when the gazetteer cannot place it.
+	ExpectedLocation *gazetteer.Location `json:"expectedLocation"`
 }
 
 // VerificationData is the spec's verificationData (verifiedAddress,
@@ -74,8 +78,8 @@ type Photo struct {
 	URL        string  `json:"url"`
 	Tag        string  `json:"tag"`
 	CapturedAt *string `json:"capturedAt"`
-	// Latitude and Longitude are where it was taken (the app's fix, else
-	// the file's EXIF GPS), and DistanceFromCompletionMeters how far that
+	// Latitude and Longitude are where it was taken (the file's EXIF GPS,
+	// else the app's fix), and DistanceFromCompletionMeters how far that
 	// is from where the visit was completed; absent when not recorded.
 	Latitude                     *float64 `json:"latitude,omitempty"`
 	Longitude                    *float64 `json:"longitude,omitempty"`
@@ -126,9 +130,13 @@ func (r Renderer) Status(c verification.Case) Status {
 // Address renders one job as its address.
 func (r Renderer) Address(j verification.Job) Address {
 	a := j.Address
-	return Address{ID: j.AddressID, Label: opt(a.Label), StreetNumber: opt(a.StreetNumber), StreetName: a.StreetName,
+	out := Address{ID: j.AddressID, Label: opt(a.Label), StreetNumber: opt(a.StreetNumber), StreetName: a.StreetName,
 		Landmark: opt(a.Landmark), City: a.City, LGA: opt(a.LGA), State: a.State, Country: a.Country, Notes: opt(a.Notes),
 		Status: j.Status, VerificationData: r.Data(j)}
+	if l, ok := verification.ExpectedLocation(a); ok {
+		out.ExpectedLocation = &l
+	}
+	return out
 }
 
 // Data is an address's verificationData: nil until the address has an
