@@ -60,7 +60,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		now := time.Now
 		store := postgres.New(base.DB, base.Bus.Topic(event.TopicAuth))
 		acc := account.NewService(store, now)
-		dash := account.NewDashboard(store, acc, throttle.New(rdb, cfg.RedisPrefix, 15*time.Minute, log), now, cfg.BcryptCost, cfg.SessionTTL)
+		dash := account.NewDashboard(store, acc, throttle.New(rdb, cfg.RedisPrefix, throttle.DefaultLimits, log), now, cfg.BcryptCost, cfg.SessionTTL)
 		prices := Prices()
 		usage := postgres.NewUsage(base.DB)
 		bill := billing.NewService(usage, prices, now)

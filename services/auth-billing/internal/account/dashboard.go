@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
-	"errors"
 	"net/mail"
 	"strconv"
 	"strings"
@@ -39,12 +38,14 @@ type Session struct {
 	ExpiresAt time.Time
 }
 
-// Throttle limits login attempts. Keys are opaque (e.g. "email:x", "ip:y").
+// Throttle limits log-in attempts. Every attempt is reserved before its
+// password is compared, so parallel attempts cannot exceed a limit.
 type Throttle interface {
-	// Blocked returns how long to wait when any key is over its limit.
-	Blocked(ctx context.Context, keys ...string) (time.Duration, error)
-	Failed(ctx context.Context, keys ...string) error
-	Reset(ctx context.Context, keys ...string) error
+	// Reserve counts an attempt for email from clientIP; a positive wait
+	// refuses it (and it is then not counted).
+	Reserve(ctx context.Context, email, clientIP string) (wait time.Duration, err error)
+	// Succeeded gives back the attempt of a successful log-in.
+	Succeeded(ctx context.Context, email, clientIP string) error
 }
 
 // Dashboard holds the sign-up, log-in and session use cases.
@@ -147,15 +148,16 @@ func (d *Dashboard) SignUp(ctx context.Context, orgName, email, password string)
 	return login, err
 }
 
-// LogIn checks credentials, throttled per email and per client address.
+// LogIn checks credentials. The attempt is counted before the password
+// is compared (see package throttle for the limits), and given back when
+// it succeeds.
 func (d *Dashboard) LogIn(ctx context.Context, email, password, clientIP string) (Login, error) {
 	em, _ := NormalizeEmail(email)
-	keys := []string{"email:" + em, "ip:" + clientIP}
-	if wait, err := d.throttle.Blocked(ctx, keys...); err != nil {
+	if wait, err := d.throttle.Reserve(ctx, em, clientIP); err != nil {
 		return Login{}, err
 	} else if wait > 0 {
 		return Login{}, apperr.New(apperr.KindRateLimited, CodeTooManyAttempts, "Too many failed log-in attempts; try again later").
-			WithHeader("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
+			WithHeader("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
 	}
 	var login Login
 	err := d.store.Atomic(ctx, func(tx Tx) error {
@@ -177,14 +179,8 @@ func (d *Dashboard) LogIn(ctx context.Context, email, password, clientIP string)
 		login, err = d.startSession(ctx, tx, u, org)
 		return err
 	})
-	if errors.Is(err, ErrInvalidCredentials) {
-		if ferr := d.throttle.Failed(ctx, keys...); ferr != nil {
-			return Login{}, ferr
-		}
-		return Login{}, err
-	}
 	if err == nil {
-		_ = d.throttle.Reset(ctx, "email:"+em)
+		_ = d.throttle.Succeeded(ctx, em, clientIP)
 	}
 	return login, err
 }
