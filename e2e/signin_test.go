@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -131,5 +132,25 @@ func TestLoginEmailLimitSparesKnownAddresses(t *testing.T) {
 	}
 	if r := office.call("POST", "/dashboard/v1/login", right); r.Status != http.StatusOK {
 		t.Fatalf("known office address during the attack: %d %s", r.Status, r.Body)
+	}
+}
+
+// A dashboard password that is only spaces, repetitive or common is
+// refused at sign-up with the password field named.
+func TestSignUpRefusesWeakPasswords(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ password, message string }{
+		{"aaaaaaaaaa", "must use at least 5 different characters"},
+		{"          ", "must not be only spaces"},
+		{"1234567890", "is too common"},
+		{"Password2024!", "is too common"},
+		{"short", "must be at least 10 characters"},
+	} {
+		b := newBrowser(t)
+		r := b.call("POST", "/dashboard/v1/signup", map[string]any{"organizationName": "Weak Lender",
+			"email": fmt.Sprintf("weak%d@lender.ng", time.Now().UnixNano()), "password": tc.password})
+		if r.Status != http.StatusBadRequest || r.Code() != "VALIDATION_ERROR" || !strings.HasPrefix(details(r)["password"], tc.message) || len(details(r)) != 1 {
+			t.Errorf("password %q: %d %s; want 400 VALIDATION_ERROR, password: %q", tc.password, r.Status, r.Body, tc.message)
+		}
 	}
 }

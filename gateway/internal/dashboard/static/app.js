@@ -158,7 +158,7 @@ function signUp() {
       location.hash = "#/keys";
     });
   } }, field("org", "Organization name", org, { name: "organizationName" }), field("email", "Work email", email),
-  field("password", "Password", password, { hint: "At least 10 characters." }), submit);
+  field("password", "Password", password, { hint: "At least 10 characters, not a common password." }), submit);
   return [h("h1", { tabindex: "-1" }, "Create your account"), form,
     h("p", {}, "Already have an account? ", h("a", { href: "#/login" }, "Log in"))];
 }

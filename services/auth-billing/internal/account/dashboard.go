@@ -17,6 +17,7 @@ import (
 	"github.com/kycfield/kyc/pkg/apikey"
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/ids"
+	"github.com/kycfield/kyc/services/auth-billing/internal/passwords"
 )
 
 // User is a dashboard user; each belongs to one organization.
@@ -95,6 +96,9 @@ func validatePassword(p string) error {
 	// bcrypt reads at most 72 bytes; longer passwords would be silently cut.
 	if utf8.RuneCountInString(p) < 10 || len(p) > 72 {
 		return apperr.Validation(apperr.Detail{Field: "password", Message: "must be at least 10 characters and at most 72 bytes"})
+	}
+	if w := passwords.Check(p); w != "" {
+		return apperr.Validation(apperr.Detail{Field: "password", Message: string(w)})
 	}
 	return nil
 }
