@@ -44,12 +44,18 @@ func newBrowserFrom(t *testing.T) (*browser, string) {
 // client address in X-Forwarded-For, which the gateway must ignore.
 func burst(t *testing.T, b *browser, n int, path string, body any) map[int]int {
 	t.Helper()
-	raw, _ := json.Marshal(body)
+	return burstOf(t, b, n, path, func(int) any { return body })
+}
+
+// burstOf is burst with the i-th request's body made by body(i).
+func burstOf(t *testing.T, b *browser, n int, path string, body func(i int) any) map[int]int {
+	t.Helper()
 	var mu sync.Mutex
 	got := map[int]int{}
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for i := range n {
+		raw, _ := json.Marshal(body(i))
 		wg.Go(func() {
 			req, _ := http.NewRequest("POST", P.GatewayURL+path, bytes.NewReader(raw))
 			req.Header.Set("Content-Type", "application/json")
@@ -152,5 +158,37 @@ func TestSignUpRefusesWeakPasswords(t *testing.T) {
 		if r.Status != http.StatusBadRequest || r.Code() != "VALIDATION_ERROR" || !strings.HasPrefix(details(r)["password"], tc.message) || len(details(r)) != 1 {
 			t.Errorf("password %q: %d %s; want 400 VALIDATION_ERROR, password: %q", tc.password, r.Status, r.Body, tc.message)
 		}
+	}
+}
+
+// One address sending sign-ins for 40 unknown phones at once meets the
+// per-address limit: 20 are answered, the rest get 429.
+func TestAgentSignInIsLimitedPerAddress(t *testing.T) {
+	t.Parallel()
+	sweeper, _ := newBrowserFrom(t)
+	got := burstOf(t, sweeper, 40, "/agent/v1/session", func(i int) any {
+		return map[string]any{"phone": fmt.Sprintf("+2349099%06d", i), "code": "123456"}
+	})
+	if got[http.StatusUnauthorized] != 20 || got[http.StatusTooManyRequests] != 20 {
+		t.Fatalf("40 sign-ins with unknown phones from one address: %v; want 20 x 401 and 20 x 429", got)
+	}
+}
+
+// An outsider who knows an agent's phone gets 5 guesses from an address
+// and cannot destroy the agent's pending code.
+func TestAgentCodeSurvivesAnOutsidersGuesses(t *testing.T) {
+	t.Parallel()
+	_, ph, code := agentWithCode(t, P, "Ngozi Okafor", []string{"Enugu"}, nil)
+	outsider, _ := newBrowserFrom(t)
+	got := burstOf(t, outsider, 12, "/agent/v1/session", func(i int) any {
+		c, _ := strconv.Atoi(code)
+		return map[string]any{"phone": ph, "code": fmt.Sprintf("%06d", (c+1+i)%1_000_000)}
+	})
+	if got[http.StatusUnauthorized] != 5 || got[http.StatusTooManyRequests] != 7 {
+		t.Fatalf("12 wrong codes from one address: %v; want 5 x 401 and 7 x 429", got)
+	}
+	agent, _ := newBrowserFrom(t)
+	if r := agent.call("POST", "/agent/v1/session", map[string]any{"phone": ph, "code": code}); r.Status != http.StatusCreated {
+		t.Fatalf("the agent's own sign-in after the outsider's guesses: %d %s", r.Status, r.Body)
 	}
 }
