@@ -63,3 +63,22 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkCheck is what a sign-up pays for the list once it is loaded.
+func BenchmarkCheck(b *testing.B) {
+	Size()
+	for b.Loop() {
+		Check("tolu-and-the-blue-kettle")
+	}
+}
+
+// BenchmarkLoad is the one-off cost of reading the embedded list.
+func BenchmarkLoad(b *testing.B) {
+	for b.Loop() {
+		_, body, _ := strings.Cut(commonTxt, "\n\n")
+		set := make(map[string]struct{}, 50_000)
+		for w := range strings.Lines(body) {
+			set[strings.TrimSuffix(w, "\n")] = struct{}{}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"sync"
@@ -9,7 +10,15 @@ import (
 	"time"
 
 	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/inbox"
+	"github.com/kycfield/kyc/pkg/objstore/pending"
+	"github.com/kycfield/kyc/pkg/outbox"
+	"github.com/kycfield/kyc/pkg/pgtest"
+	"github.com/kycfield/kyc/services/verification/internal/events"
+	"github.com/kycfield/kyc/services/verification/internal/postgres"
 	"github.com/kycfield/kyc/services/verification/internal/verification"
+	"github.com/kycfield/kyc/services/verification/internal/verification/view"
+	"github.com/kycfield/kyc/services/verification/migrations"
 )
 
 // Parallel attempts are counted before anything is compared: exactly the
@@ -148,5 +157,22 @@ func TestOneAddressSweepingPhonesIsRefused(t *testing.T) {
 	}
 	if got := signInCode(t, f, "not a phone at all", "1", "198.51.100.9"); got != verification.CodeTooManyAttempts {
 		t.Fatalf("21st attempt: %s", got)
+	}
+}
+
+// BenchmarkReserveSignIn is what an agent sign-in pays for its counters:
+// one transaction with two upserts before the code is compared.
+func BenchmarkReserveSignIn(b *testing.B) {
+	pool, _ := pgtest.NewDB(b, migrations.Set(), outbox.Migration(), inbox.Migration(), pending.Migration())
+	store := postgres.New(pool, "verification-events", events.Publisher{View: view.Renderer{BaseURL: "https://api.example.com"}}.Of)
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		i++
+		ip := fmt.Sprintf("198.51.100.%d", i%200)
+		limits := []verification.SignInLimit{{Key: "ip:" + ip, Max: 1 << 30}, {Key: fmt.Sprintf("pair:%d|%s", i%1000, ip), Max: 1 << 30}}
+		if _, err := store.ReserveSignIn(ctx, limits, time.Now(), time.Minute); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
