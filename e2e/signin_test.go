@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
+	"github.com/kycfield/kyc/e2e/harness"
 	"github.com/kycfield/kyc/pkg/envelope"
 )
 
@@ -190,5 +193,28 @@ func TestAgentCodeSurvivesAnOutsidersGuesses(t *testing.T) {
 	agent, _ := newBrowserFrom(t)
 	if r := agent.call("POST", "/agent/v1/session", map[string]any{"phone": ph, "code": code}); r.Status != http.StatusCreated {
 		t.Fatalf("the agent's own sign-in after the outsider's guesses: %d %s", r.Status, r.Body)
+	}
+}
+
+// The agent app tells a throttled agent to wait, not that the phone is
+// offline. Chromium connects from 127.0.0.1, so the 5 wrong codes are sent
+// from there too.
+func TestAgentAppSaysWhenSignInIsThrottled(t *testing.T) {
+	t.Parallel()
+	_, ph, code := agentWithCode(t, P, "Ngozi Okafor", []string{"Enugu"}, nil)
+	c, _ := strconv.Atoi(code)
+	for i := range 5 {
+		r := P.Do(t, harness.Request{Method: "POST", URL: P.GatewayURL + "/agent/v1/session",
+			Body: map[string]any{"phone": ph, "code": fmt.Sprintf("%06d", (c+1+i)%1_000_000)}})
+		if r.Status != http.StatusUnauthorized {
+			t.Fatalf("wrong code %d: %d %s", i, r.Status, r.Body)
+		}
+	}
+	p := newPhoneApp(t, 6.45, 7.51)
+	p.do(chromedp.Navigate(P.GatewayURL+"/agent/"), chromedp.WaitVisible(chromedp.ID("phone")),
+		chromedp.SendKeys(chromedp.ID("phone"), ph), chromedp.SendKeys(chromedp.ID("code"), code), tap(chromedp.ID("sign-in")))
+	p.see("Too many tries from this network. Wait 15 minute(s), then try again.")
+	if strings.Contains(p.screen(), "offline") {
+		t.Fatalf("the throttled agent was told they are offline: %s", p.screen())
 	}
 }
