@@ -26,6 +26,7 @@ type User struct {
 	OrgID        string    `json:"orgId"`
 	Email        string    `json:"email"`
 	PasswordHash []byte    `json:"-"`
+	TOTP         TOTP      `json:"-"`
 	CreatedAt    time.Time `json:"createdAt"`
 }
 
@@ -54,16 +55,18 @@ type Dashboard struct {
 	store      Store
 	accounts   *Service
 	throttle   Throttle
+	sealer     Sealer
 	now        func() time.Time
 	cost       int
 	sessionTTL time.Duration
 	dummyHash  []byte
 }
 
-// NewDashboard returns the dashboard use cases; cost is the bcrypt cost.
-func NewDashboard(s Store, a *Service, t Throttle, now func() time.Time, cost int, sessionTTL time.Duration) *Dashboard {
+// NewDashboard returns the dashboard use cases; cost is the bcrypt cost,
+// sealer encrypts TOTP secrets.
+func NewDashboard(s Store, a *Service, t Throttle, sealer Sealer, now func() time.Time, cost int, sessionTTL time.Duration) *Dashboard {
 	dummy, _ := bcrypt.GenerateFromPassword([]byte("timing-equaliser"), cost)
-	return &Dashboard{store: s, accounts: a, throttle: t, now: now, cost: cost, sessionTTL: sessionTTL, dummyHash: dummy}
+	return &Dashboard{store: s, accounts: a, throttle: t, sealer: sealer, now: now, cost: cost, sessionTTL: sessionTTL, dummyHash: dummy}
 }
 
 // Login is what a successful sign-up or log-in returns to the transport.
@@ -152,10 +155,11 @@ func (d *Dashboard) SignUp(ctx context.Context, orgName, email, password string)
 	return login, err
 }
 
-// LogIn checks credentials. The attempt is counted before the password
-// is compared (see package throttle for the limits), and given back when
-// it succeeds.
-func (d *Dashboard) LogIn(ctx context.Context, email, password, clientIP string) (Login, error) {
+// LogIn checks credentials, and the TOTP code (otp) of a user who turned
+// the second factor on. The attempt is counted before the password is
+// compared (see package throttle for the limits), and given back when it
+// succeeds.
+func (d *Dashboard) LogIn(ctx context.Context, email, password, otp, clientIP string) (Login, error) {
 	em, _ := NormalizeEmail(email)
 	if wait, err := d.throttle.Reserve(ctx, em, clientIP); err != nil {
 		return Login{}, err
@@ -175,6 +179,9 @@ func (d *Dashboard) LogIn(ctx context.Context, email, password, clientIP string)
 		}
 		if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || u.ID == "" {
 			return ErrInvalidCredentials
+		}
+		if err := d.secondFactor(ctx, tx, u, otp); err != nil {
+			return err
 		}
 		org, err := tx.Org(ctx, u.OrgID, false)
 		if err != nil {
