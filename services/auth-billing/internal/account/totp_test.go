@@ -29,7 +29,9 @@ func TestCheckCode(t *testing.T) {
 		return c
 	}
 	d := &Dashboard{sealer: plainSealer{}, now: func() time.Time { return now }}
-	user := func(last int64) User { return User{ID: "usr_1", TOTP: TOTP{Secret: []byte(secret), Enabled: true, LastStep: last}} }
+	user := func(last int64) User {
+		return User{ID: "usr_1", TOTP: TOTP{Secret: []byte(secret), Enabled: true, LastStep: last}}
+	}
 	for _, tc := range []struct {
 		name string
 		code string
