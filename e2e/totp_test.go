@@ -10,6 +10,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/pquerna/otp/totp"
+
+	"github.com/kycfield/kyc/e2e/harness"
 )
 
 // totpCode is what an authenticator app with secret shows at t.
@@ -148,4 +150,30 @@ func TestDashboardAppTwoStepSignIn(t *testing.T) {
 	d.see("Enter the 6-digit code from your authenticator app")
 	d.do(chromedp.WaitVisible(chromedp.ID("otp")), chromedp.SendKeys(chromedp.ID("otp"), totpCode(t, secret, time.Now())), tap(chromedp.ID("log-in")))
 	d.see("Your keys")
+}
+
+// An operator turns two-step sign-in off for a user who lost their phone
+// (kycctl users reset-totp): the password alone works again.
+func TestOperationsResetTwoStepSignIn(t *testing.T) {
+	t.Parallel()
+	owner := newBrowser(t)
+	email, _ := owner.signUp()
+	enrolTOTP(t, owner)
+	reset := func(key, email string) harness.Response {
+		return P.Do(t, harness.Request{Method: "POST", URL: P.URLs["auth-billing"] + "/admin/v1/users/totp/reset", Key: key,
+			Body: map[string]any{"email": email}})
+	}
+	if r := reset("wrong-token", email); r.Status != http.StatusUnauthorized {
+		t.Fatalf("reset with a wrong token: %d %s", r.Status, r.Body)
+	}
+	if r := reset(harness.AdminToken, "nobody@lender.ng"); r.Status != http.StatusNotFound {
+		t.Fatalf("reset of an unknown user: %d %s", r.Status, r.Body)
+	}
+	if r := reset(harness.AdminToken, strings.ToUpper(email)); r.Status != http.StatusOK || !strings.Contains(string(r.Body), `"totpEnabled":false`) {
+		t.Fatalf("reset: %d %s", r.Status, r.Body)
+	}
+	phone, _ := newBrowserFrom(t)
+	if r := phone.call("POST", "/dashboard/v1/login", map[string]any{"email": email, "password": "correct horse battery"}); r.Status != http.StatusOK {
+		t.Fatalf("log-in after the reset: %d %s", r.Status, r.Body)
+	}
 }

@@ -77,6 +77,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		eps := httpapi.MakeEndpoints(acc, bill, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
 		httpapi.Register(base.Mux, eps, cfg.AdminToken, base.Protect, log)
 		httpapi.RegisterDashboard(base.Mux, dash, eps, base.Protect, httpapi.DashboardOptions{SecureCookies: cfg.Production()}, log)
+		httpapi.RegisterDashboardAdmin(base.Mux, dash, cfg.AdminToken, log)
 
 		base.Subscribe(events.Subscriptions(bill, usage.Within)...)
 		return nil

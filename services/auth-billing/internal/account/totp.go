@@ -130,6 +130,22 @@ func (d *Dashboard) DisableTOTP(ctx context.Context, s Session, code string) err
 	})
 }
 
+// ResetTOTP turns the second factor of the user with email off, for
+// operations when a user has lost their phone (kycctl users reset-totp),
+// after checking who is asking.
+func (d *Dashboard) ResetTOTP(ctx context.Context, email string) (User, error) {
+	em, _ := NormalizeEmail(email)
+	var u User
+	err := d.store.Atomic(ctx, func(tx Tx) (err error) {
+		if u, err = tx.UserByEmail(ctx, em); err != nil {
+			return err
+		}
+		u.TOTP = TOTP{}
+		return tx.SetTOTP(ctx, u.ID, u.TOTP)
+	})
+	return u, err
+}
+
 // secondFactor is log-in's check of a user with TOTP on, inside its
 // transaction: the code's step is recorded so it cannot be replayed.
 func (d *Dashboard) secondFactor(ctx context.Context, tx Tx, u User, code string) error {

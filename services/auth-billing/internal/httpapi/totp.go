@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 
 	"github.com/kycfield/kyc/pkg/jsonbody"
@@ -56,5 +57,31 @@ func disableTOTPEndpoint(d *account.Dashboard) kitserver.Endpoint[totpCode] {
 			return kitserver.Result{}, err
 		}
 		return kitserver.Result{Message: "Two-step sign-in is off", Data: totpStateView{TOTPEnabled: false}}, nil
+	})
+}
+
+type resetTOTPRequest struct {
+	Email string `json:"email" required:"is required"`
+}
+
+// RegisterDashboardAdmin mounts the operators' dashboard-user routes under
+// /admin/v1 (admin token).
+func RegisterDashboardAdmin(mux *http.ServeMux, d *account.Dashboard, adminToken string, log *slog.Logger) {
+	admin := func(h http.Handler) http.Handler { return kitserver.RequireAdmin(adminToken, log, h) }
+	mux.Handle("POST /admin/v1/users/totp/reset", admin(kitserver.NewHandler(resetTOTPEndpoint(d), decodeResetTOTP, log)))
+}
+
+func decodeResetTOTP(_ context.Context, r *http.Request) (resetTOTPRequest, error) {
+	var req resetTOTPRequest
+	return req, jsonbody.ReadInto(r, maxBody, &req)
+}
+
+func resetTOTPEndpoint(d *account.Dashboard) kitserver.Endpoint[resetTOTPRequest] {
+	return kitserver.NewEndpoint(func(ctx context.Context, r resetTOTPRequest) (kitserver.Result, error) {
+		u, err := d.ResetTOTP(ctx, r.Email)
+		if err != nil {
+			return kitserver.Result{}, err
+		}
+		return kitserver.Result{Message: "Two-step sign-in is off for this user", Data: viewUser(u)}, nil
 	})
 }
