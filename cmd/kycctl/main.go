@@ -9,6 +9,7 @@
 //	kycctl keys list --org ORG_ID
 //	kycctl keys revoke KEY_ID
 //	kycctl usage ORG_ID [--month YYYY-MM]
+//	kycctl users reset-totp EMAIL
 //	kycctl agents create --name NAME --phone +234... --states Lagos,Ogun [--lgas Ikeja,Surulere]
 //	kycctl agents list
 //	kycctl agents disable AGENT_ID
@@ -52,6 +53,7 @@ const usage = `usage:
   kycctl keys list --org ORG_ID
   kycctl keys revoke KEY_ID
   kycctl usage ORG_ID [--month YYYY-MM]
+  kycctl users reset-totp EMAIL
   kycctl agents create --name NAME --phone +234... --states Lagos,Ogun [--lgas Ikeja,Surulere]
   kycctl agents list
   kycctl agents disable AGENT_ID
@@ -111,6 +113,8 @@ func run(args []string, out io.Writer) error {
 		data, err = c.do("POST", "/admin/v1/keys/"+url.PathEscape(pos[2])+"/revoke", nil)
 	case len(pos) == 2 && pos[0] == "usage":
 		data, err = c.do("GET", "/admin/v1/orgs/"+url.PathEscape(pos[1])+"/usage?month="+url.QueryEscape(*month), nil)
+	case cmd == "users reset-totp" && len(pos) == 3:
+		data, err = c.do("POST", "/admin/v1/users/totp/reset", map[string]any{"email": pos[2]})
 	case cmd == "agents create" && len(pos) == 2 && *name != "" && *phone != "" && *states != "":
 		data, err = v.do("POST", "/admin/v1/agents", map[string]any{"name": *name, "phone": *phone,
 			"states": splitList(*states), "lgas": append([]string{}, splitList(*lgas)...)})

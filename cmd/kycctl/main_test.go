@@ -99,6 +99,9 @@ func TestKycctl(t *testing.T) {
 	if err := run([]string{"--url", base, "--token", "wrong", "orgs", "get", id}, &out); err == nil || !strings.Contains(err.Error(), "UNAUTHORIZED") {
 		t.Fatalf("wrong token: %v", err)
 	}
+	if _, err := ctl(t, base, "users", "reset-totp", "nobody@lender.ng"); err == nil || !strings.Contains(err.Error(), "NOT_FOUND") {
+		t.Fatalf("reset-totp of an unknown user: %v", err)
+	}
 	if err := run([]string{"bogus"}, &out); err == nil || !strings.Contains(err.Error(), "usage:") {
 		t.Fatalf("usage text: %v", err)
 	}

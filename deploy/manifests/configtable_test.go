@@ -42,6 +42,8 @@ var varNotes = map[string]string{
 	"SESSION_TTL":                 "dashboard session lifetime",
 	"PII_KEYS":                    "keys encrypting BVN and NIN at rest, `id:base64-32-bytes,…`",
 	"PII_ACTIVE_KEY":              "the id in `PII_KEYS` that encrypts new values",
+	"TOTP_KEYS":                   "keys encrypting dashboard users' TOTP secrets at rest, `id:base64-32-bytes,…`",
+	"TOTP_ACTIVE_KEY":             "the id in `TOTP_KEYS` that encrypts new secrets",
 	"MINIO_ENDPOINT":              "object store `host:port`",
 	"MINIO_ACCESS_KEY":            "object store access key",
 	"MINIO_SECRET_KEY":            "object store secret key",

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kycfield/kyc/pkg/config"
 	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/keyring"
 	"github.com/kycfield/kyc/pkg/kitserver"
 	"github.com/kycfield/kyc/pkg/platform"
 	"github.com/kycfield/kyc/services/auth-billing/internal/account"
@@ -44,10 +45,18 @@ type Config struct {
 	AdminToken  string        `env:"ADMIN_TOKEN" envDefault:"local-admin-token-change-me" secret:"true"`
 	BcryptCost  int           `env:"BCRYPT_COST" envDefault:"12"`
 	SessionTTL  time.Duration `env:"SESSION_TTL" envDefault:"12h"`
+	// TOTPKeys encrypt dashboard users' TOTP secrets at rest:
+	// "id:base64-32-bytes,..."; the active one seals new secrets.
+	TOTPKeys      string `env:"TOTP_KEYS" envDefault:"local1:suAAo5uMGR4Aavec0Rcz99MfGYiUbRLFj4vvttr9Y/M=" secret:"true"`
+	TOTPActiveKey string `env:"TOTP_ACTIVE_KEY" envDefault:"local1"`
 }
 
 // Run serves until ctx ends. onListen (optional) receives the bound address.
 func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string)) error {
+	totpKeys, err := keyring.Parse(cfg.TOTPKeys, cfg.TOTPActiveKey)
+	if err != nil {
+		return fmt.Errorf("%s: TOTP_KEYS: %w", name, err)
+	}
 	ropt, err := redis.ParseURL(cfg.RedisURL)
 	if err != nil {
 		return fmt.Errorf("%s: REDIS_URL: %w", name, err)
@@ -60,7 +69,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		now := time.Now
 		store := postgres.New(base.DB, base.Bus.Topic(event.TopicAuth))
 		acc := account.NewService(store, now)
-		dash := account.NewDashboard(store, acc, throttle.New(rdb, cfg.RedisPrefix, 15*time.Minute, log), now, cfg.BcryptCost, cfg.SessionTTL)
+		dash := account.NewDashboard(store, acc, throttle.New(rdb, cfg.RedisPrefix, throttle.DefaultLimits, log), totpKeys, now, cfg.BcryptCost, cfg.SessionTTL)
 		prices := Prices()
 		usage := postgres.NewUsage(base.DB)
 		bill := billing.NewService(usage, prices, now)
@@ -68,6 +77,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		eps := httpapi.MakeEndpoints(acc, bill, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
 		httpapi.Register(base.Mux, eps, cfg.AdminToken, base.Protect, log)
 		httpapi.RegisterDashboard(base.Mux, dash, eps, base.Protect, httpapi.DashboardOptions{SecureCookies: cfg.Production()}, log)
+		httpapi.RegisterDashboardAdmin(base.Mux, dash, cfg.AdminToken, log)
 
 		base.Subscribe(events.Subscriptions(bill, usage.Within)...)
 		return nil

@@ -1,7 +1,9 @@
 // The /agent/v1 calls the app makes directly (sign-in and the task list);
 // every change goes through the queue instead.
 export class APIError extends Error {
-  constructor(status, code, message) { super(message); this.status = status; this.code = code; }
+  constructor(status, code, message, retryAfter) {
+    super(message); this.status = status; this.code = code; this.retryAfter = Number(retryAfter) || 0;
+  }
 }
 
 // ok is the only test of success: a 2xx with the platform's JSON envelope
@@ -22,5 +24,5 @@ export async function call(method, path, { token, body, timeout = 20000 } = {}) 
   const env = await ok(res.clone());
   if (env) return env.data;
   const err = await res.json().catch(() => null);
-  throw new APIError(res.status, err?.error?.code || "NETWORK", err?.error?.message || res.statusText);
+  throw new APIError(res.status, err?.error?.code || "NETWORK", err?.error?.message || res.statusText, res.headers.get("Retry-After"));
 }

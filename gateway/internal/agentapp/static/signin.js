@@ -20,7 +20,8 @@ export function signIn() {
         await loadTasks();
         queue.sync();
       } catch (err) {
-        msg.textContent = err.status === 401 || err.status === 400 ? t("signInFailed") : t("offlineSignIn");
+        if (err.status === 429) msg.textContent = t("signInWait", Math.max(1, Math.ceil(err.retryAfter / 60)));
+        else msg.textContent = err.status === 401 || err.status === 400 ? t("signInFailed") : t("offlineSignIn");
       }
     },
   }, h("h2", {}, t("signInTitle")), field("phone", t("phone"), phone, t("phoneHint")),

@@ -12,6 +12,7 @@ const en = {
   signOut: "Sign out",
   signInFailed: "That phone number and code did not work. Ask operations for a new code.",
   offlineSignIn: "You are offline. Signing in needs a network.",
+  signInWait: "Too many tries from this network. Wait {0} minute(s), then try again.",
   sessionEnded: "Your session has ended. Sign in again; nothing waiting to sync is lost.",
   hello: "Signed in as {0}",
   today: "Today's tasks",

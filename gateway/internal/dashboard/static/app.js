@@ -10,6 +10,7 @@ const pages = [
   { id: "customers", label: "Customers", load: () => import("./customers.js") },
   { id: "webhooks", label: "Webhooks", load: () => import("./webhooks.js") },
   { id: "branding", label: "White label", load: () => import("./branding.js"), when: (me) => me.organization.planDetails.whiteLabel },
+  { id: "security", label: "Security", load: () => import("./security.js") },
 ];
 
 const main = document.getElementById("main");
@@ -129,18 +130,34 @@ async function logOut(ev) {
   route(true);
 }
 
+// logIn asks for email and password, and for the authenticator app's
+// code once the platform says the account has two-step sign-in on.
 function logIn() {
   const email = h("input", { type: "email", autocomplete: "username", required: true });
   const password = h("input", { type: "password", autocomplete: "current-password", required: true });
+  const otp = h("input", { type: "text", inputmode: "numeric", autocomplete: "one-time-code", pattern: "[0-9]{6}", maxlength: "6" });
+  const otpField = field("otp", "Code from your authenticator app", otp, { hint: "6 digits; a new one every 30 seconds." });
+  otpField.hidden = true;
   const submit = h("button", { type: "submit", id: "log-in" }, "Log in");
   const form = h("form", { class: "card narrow", onsubmit: (ev) => {
     ev.preventDefault();
     busy(submit, form, async () => {
-      signedIn(await dash("POST", "/login", { email: email.value, password: password.value }));
+      try {
+        const body = { email: email.value, password: password.value };
+        if (!otpField.hidden) body.otp = otp.value.trim();
+        signedIn(await dash("POST", "/login", body));
+      } catch (e) {
+        if (e.code === "OTP_REQUIRED") {
+          otpField.hidden = false;
+          otp.required = true;
+          setTimeout(() => otp.focus());
+        }
+        throw e;
+      }
       signedIn(await dash("GET", "/me")); // with the plan catalogue
       location.hash = "#/keys";
     });
-  } }, field("email", "Email", email), field("password", "Password", password), submit);
+  } }, field("email", "Email", email), field("password", "Password", password), otpField, submit);
   return [h("h1", { tabindex: "-1" }, "Log in"), form,
     h("p", {}, "No account yet? ", h("a", { href: "#/signup" }, "Sign up"), " — the Developer plan is free and sandbox only.")];
 }
@@ -158,7 +175,7 @@ function signUp() {
       location.hash = "#/keys";
     });
   } }, field("org", "Organization name", org, { name: "organizationName" }), field("email", "Work email", email),
-  field("password", "Password", password, { hint: "At least 10 characters." }), submit);
+  field("password", "Password", password, { hint: "At least 10 characters, not a common password." }), submit);
   return [h("h1", { tabindex: "-1" }, "Create your account"), form,
     h("p", {}, "Already have an account? ", h("a", { href: "#/login" }, "Log in"))];
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
-	"errors"
 	"net/mail"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/kycfield/kyc/pkg/apikey"
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/ids"
+	"github.com/kycfield/kyc/services/auth-billing/internal/passwords"
 )
 
 // User is a dashboard user; each belongs to one organization.
@@ -26,6 +26,7 @@ type User struct {
 	OrgID        string    `json:"orgId"`
 	Email        string    `json:"email"`
 	PasswordHash []byte    `json:"-"`
+	TOTP         TOTP      `json:"-"`
 	CreatedAt    time.Time `json:"createdAt"`
 }
 
@@ -39,12 +40,14 @@ type Session struct {
 	ExpiresAt time.Time
 }
 
-// Throttle limits login attempts. Keys are opaque (e.g. "email:x", "ip:y").
+// Throttle limits log-in attempts. Every attempt is reserved before its
+// password is compared, so parallel attempts cannot exceed a limit.
 type Throttle interface {
-	// Blocked returns how long to wait when any key is over its limit.
-	Blocked(ctx context.Context, keys ...string) (time.Duration, error)
-	Failed(ctx context.Context, keys ...string) error
-	Reset(ctx context.Context, keys ...string) error
+	// Reserve counts an attempt for email from clientIP; a positive wait
+	// refuses it (and it is then not counted).
+	Reserve(ctx context.Context, email, clientIP string) (wait time.Duration, err error)
+	// Succeeded gives back the attempt of a successful log-in.
+	Succeeded(ctx context.Context, email, clientIP string) error
 }
 
 // Dashboard holds the sign-up, log-in and session use cases.
@@ -52,16 +55,18 @@ type Dashboard struct {
 	store      Store
 	accounts   *Service
 	throttle   Throttle
+	sealer     Sealer
 	now        func() time.Time
 	cost       int
 	sessionTTL time.Duration
 	dummyHash  []byte
 }
 
-// NewDashboard returns the dashboard use cases; cost is the bcrypt cost.
-func NewDashboard(s Store, a *Service, t Throttle, now func() time.Time, cost int, sessionTTL time.Duration) *Dashboard {
+// NewDashboard returns the dashboard use cases; cost is the bcrypt cost,
+// sealer encrypts TOTP secrets.
+func NewDashboard(s Store, a *Service, t Throttle, sealer Sealer, now func() time.Time, cost int, sessionTTL time.Duration) *Dashboard {
 	dummy, _ := bcrypt.GenerateFromPassword([]byte("timing-equaliser"), cost)
-	return &Dashboard{store: s, accounts: a, throttle: t, now: now, cost: cost, sessionTTL: sessionTTL, dummyHash: dummy}
+	return &Dashboard{store: s, accounts: a, throttle: t, sealer: sealer, now: now, cost: cost, sessionTTL: sessionTTL, dummyHash: dummy}
 }
 
 // Login is what a successful sign-up or log-in returns to the transport.
@@ -94,6 +99,9 @@ func validatePassword(p string) error {
 	// bcrypt reads at most 72 bytes; longer passwords would be silently cut.
 	if utf8.RuneCountInString(p) < 10 || len(p) > 72 {
 		return apperr.Validation(apperr.Detail{Field: "password", Message: "must be at least 10 characters and at most 72 bytes"})
+	}
+	if w := passwords.Check(p); w != "" {
+		return apperr.Validation(apperr.Detail{Field: "password", Message: string(w)})
 	}
 	return nil
 }
@@ -147,15 +155,17 @@ func (d *Dashboard) SignUp(ctx context.Context, orgName, email, password string)
 	return login, err
 }
 
-// LogIn checks credentials, throttled per email and per client address.
-func (d *Dashboard) LogIn(ctx context.Context, email, password, clientIP string) (Login, error) {
+// LogIn checks credentials, and the TOTP code (otp) of a user who turned
+// the second factor on. The attempt is counted before the password is
+// compared (see package throttle for the limits), and given back when it
+// succeeds.
+func (d *Dashboard) LogIn(ctx context.Context, email, password, otp, clientIP string) (Login, error) {
 	em, _ := NormalizeEmail(email)
-	keys := []string{"email:" + em, "ip:" + clientIP}
-	if wait, err := d.throttle.Blocked(ctx, keys...); err != nil {
+	if wait, err := d.throttle.Reserve(ctx, em, clientIP); err != nil {
 		return Login{}, err
 	} else if wait > 0 {
 		return Login{}, apperr.New(apperr.KindRateLimited, CodeTooManyAttempts, "Too many failed log-in attempts; try again later").
-			WithHeader("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
+			WithHeader("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
 	}
 	var login Login
 	err := d.store.Atomic(ctx, func(tx Tx) error {
@@ -170,6 +180,9 @@ func (d *Dashboard) LogIn(ctx context.Context, email, password, clientIP string)
 		if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || u.ID == "" {
 			return ErrInvalidCredentials
 		}
+		if err := d.secondFactor(ctx, tx, u, otp); err != nil {
+			return err
+		}
 		org, err := tx.Org(ctx, u.OrgID, false)
 		if err != nil {
 			return err
@@ -177,14 +190,8 @@ func (d *Dashboard) LogIn(ctx context.Context, email, password, clientIP string)
 		login, err = d.startSession(ctx, tx, u, org)
 		return err
 	})
-	if errors.Is(err, ErrInvalidCredentials) {
-		if ferr := d.throttle.Failed(ctx, keys...); ferr != nil {
-			return Login{}, ferr
-		}
-		return Login{}, err
-	}
 	if err == nil {
-		_ = d.throttle.Reset(ctx, "email:"+em)
+		_ = d.throttle.Succeeded(ctx, em, clientIP)
 	}
 	return login, err
 }

@@ -48,6 +48,8 @@ type Tx interface {
 	InsertUser(ctx context.Context, u User) error
 	UserByEmail(ctx context.Context, email string) (User, error)
 	User(ctx context.Context, id string) (User, error)
+	// SetTOTP replaces a user's second-factor state.
+	SetTOTP(ctx context.Context, userID string, t TOTP) error
 	InsertSession(ctx context.Context, s Session) error
 	SessionByHash(ctx context.Context, hash []byte) (Session, error)
 	DeleteSession(ctx context.Context, hash []byte) error

@@ -52,6 +52,9 @@ func RegisterDashboard(mux *http.ServeMux, d *account.Dashboard, e Endpoints, pr
 	mux.Handle("POST /dashboard/v1/login", edge(kitserver.NewHandler(logInEndpoint(d, opt), decodeLogIn, log)))
 	mux.Handle("POST /dashboard/v1/logout", authed(kitserver.NewHandler(logOutEndpoint(d, opt), decodeCookie, log)))
 	mux.Handle("GET /dashboard/v1/me", authed(kitserver.NewHandler(meEndpoint(d), decodeCookie, log)))
+	mux.Handle("POST /dashboard/v1/totp", authed(kitserver.NewHandler(enrolTOTPEndpoint(d), decodeCookie, log)))
+	mux.Handle("POST /dashboard/v1/totp/confirm", authed(kitserver.NewHandler(confirmTOTPEndpoint(d), decodeTOTPCode, log)))
+	mux.Handle("POST /dashboard/v1/totp/disable", authed(kitserver.NewHandler(disableTOTPEndpoint(d), decodeTOTPCode, log)))
 	mux.Handle("GET /dashboard/v1/keys", authed(kitserver.NewHandler(e.ListKeys, decodeOrg(orgOf), log)))
 	mux.Handle("POST /dashboard/v1/keys", authed(kitserver.NewHandler(e.CreateKey, decodeCreateKey(orgOf), log)))
 	mux.Handle("POST /dashboard/v1/keys/{id}/revoke", authed(kitserver.NewHandler(e.RevokeKey, decodeKey(orgOf), log)))
@@ -117,6 +120,8 @@ type signUpRequest struct {
 type logInRequest struct {
 	Email    string `json:"email"`
 	Password string `json:"password"`
+	// OTP is the authenticator app's code, for users with TOTP on.
+	OTP      string `json:"otp"`
 	ClientIP string `json:"-"`
 }
 type cookieRequest struct{ Token string }
@@ -168,7 +173,7 @@ func signUpEndpoint(d *account.Dashboard, opt DashboardOptions) kitserver.Endpoi
 
 func logInEndpoint(d *account.Dashboard, opt DashboardOptions) kitserver.Endpoint[logInRequest] {
 	return kitserver.NewEndpoint(func(ctx context.Context, r logInRequest) (kitserver.Result, error) {
-		l, err := d.LogIn(ctx, r.Email, r.Password, r.ClientIP)
+		l, err := d.LogIn(ctx, r.Email, r.Password, r.OTP, r.ClientIP)
 		if err != nil {
 			return kitserver.Result{}, err
 		}

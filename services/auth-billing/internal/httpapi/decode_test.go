@@ -141,6 +141,15 @@ func TestDecodeSignUpAndLogIn(t *testing.T) {
 			details: []string{"ClientIP: unknown field"}},
 		{name: "wrong types", body: `{"password":1,"email":2}`, code: validation,
 			details: []string{"email: must be a string", "password: must be a string"}},
+		{name: "with a TOTP code", body: `{"email":"a@b.co","password":"pw","otp":"123456"}`,
+			want: logInRequest{Email: "a@b.co", Password: "pw", OTP: "123456", ClientIP: "203.0.113.9"}},
+		{name: "a TOTP code that is a number", body: `{"email":"a@b.co","password":"pw","otp":123456}`, code: validation,
+			details: []string{"otp: must be a string"}},
+	})
+	checkDecoder(t, decodeTOTPCode, []decodeCase[totpCode]{
+		{name: "valid", body: `{"code":"123456"}`, want: totpCode{Code: "123456"}},
+		{name: "missing", body: `{}`, code: validation, details: []string{"code: is required: the 6-digit code your authenticator app shows"}},
+		{name: "a number", body: `{"code":123456}`, code: validation, details: []string{"code: must be a string"}},
 	})
 }
 

@@ -122,13 +122,14 @@ type resolvedSessionView struct {
 
 // userView is a dashboard user (schema User).
 type userView struct {
-	ID        string  `json:"id"`
-	Email     string  `json:"email"`
-	CreatedAt *string `json:"createdAt"`
+	ID          string  `json:"id"`
+	Email       string  `json:"email"`
+	TOTPEnabled bool    `json:"totpEnabled"`
+	CreatedAt   *string `json:"createdAt"`
 }
 
 func viewUser(u account.User) userView {
-	return userView{ID: u.ID, Email: u.Email, CreatedAt: envelope.Timestamp(u.CreatedAt)}
+	return userView{ID: u.ID, Email: u.Email, TOTPEnabled: u.TOTP.Enabled, CreatedAt: envelope.Timestamp(u.CreatedAt)}
 }
 
 // sessionView is a dashboard session (schema Session).

@@ -150,9 +150,16 @@ func (t *txn) User(ctx context.Context, id string) (account.User, error) {
 
 func (t *txn) user(ctx context.Context, where string, arg any) (account.User, error) {
 	var u account.User
-	err := t.tx.QueryRow(ctx, `SELECT id, org_id, email, password_hash, created_at FROM users WHERE `+where, arg).
-		Scan(&u.ID, &u.OrgID, &u.Email, &u.PasswordHash, &u.CreatedAt)
+	err := t.tx.QueryRow(ctx, `SELECT id, org_id, email, password_hash, created_at, totp_secret, totp_enabled, totp_last_step
+		FROM users WHERE `+where, arg).
+		Scan(&u.ID, &u.OrgID, &u.Email, &u.PasswordHash, &u.CreatedAt, &u.TOTP.Secret, &u.TOTP.Enabled, &u.TOTP.LastStep)
 	return u, notFound(err, "User")
+}
+
+func (t *txn) SetTOTP(ctx context.Context, userID string, o account.TOTP) error {
+	_, err := t.tx.Exec(ctx, `UPDATE users SET totp_secret = $2, totp_enabled = $3, totp_last_step = $4 WHERE id = $1`,
+		userID, o.Secret, o.Enabled, o.LastStep)
+	return err
 }
 
 func (t *txn) InsertSession(ctx context.Context, s account.Session) error {

@@ -28,6 +28,8 @@ type AgentEndpoints struct {
 type signIn struct {
 	Phone string `json:"phone" required:"is required"`
 	Code  string `json:"code" required:"is required"`
+	// clientIP is the caller's address as the gateway saw it.
+	clientIP string
 }
 
 // sessionToken is the agent's own session, to end.
@@ -130,7 +132,7 @@ func makeAgentEndpoints(svc *verification.Service, r view.Renderer, photos Photo
 	}
 	return AgentEndpoints{
 		SignIn: kitserver.NewEndpoint(func(ctx context.Context, req signIn) (kitserver.Result, error) {
-			token, a, expires, err := svc.SignIn(ctx, req.Phone, req.Code)
+			token, a, expires, err := svc.SignIn(ctx, req.Phone, req.Code, req.clientIP)
 			if err != nil {
 				return kitserver.Result{}, err
 			}
@@ -173,7 +175,7 @@ func registerAgent(mux *http.ServeMux, e AgentEndpoints, svc *verification.Servi
 	protect func(http.Handler, ...principal.Kind) http.Handler, log *slog.Logger) {
 	edge := func(h http.Handler) http.Handler { return protect(h, principal.KindEdge) }
 	agent := func(h http.Handler) http.Handler { return edge(asAgent(svc, log, h)) }
-	mux.Handle("POST /agent/v1/session", edge(kitserver.NewHandler(e.SignIn, decodeJSON[signIn], log)))
+	mux.Handle("POST /agent/v1/session", edge(kitserver.NewHandler(e.SignIn, decodeSignIn, log)))
 	mux.Handle("DELETE /agent/v1/session", agent(kitserver.NewHandler(e.SignOut, decodeSessionToken, log)))
 	mux.Handle("GET /agent/v1/tasks", agent(kitserver.NewHandler(e.Tasks, decodeAgent, log)))
 	mux.Handle("POST /agent/v1/tasks/{addressId}/check-in", agent(kitserver.NewHandler(e.CheckIn, decodeTaskChange[checkIn], log)))

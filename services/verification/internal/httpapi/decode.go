@@ -72,6 +72,15 @@ func decodeJSON[T any](_ context.Context, r *http.Request) (T, error) {
 	return in, err
 }
 
+// decodeSignIn decodes a sign-in with the client address the gateway
+// vouched for in its principal (never one from the body).
+func decodeSignIn(ctx context.Context, r *http.Request) (signIn, error) {
+	in, err := decodeJSON[signIn](ctx, r)
+	p, _ := principal.From(ctx)
+	in.clientIP = p.ClientIP
+	return in, err
+}
+
 // decodeAgent decodes a request that is the signed-in agent (asAgent).
 func decodeAgent(ctx context.Context, _ *http.Request) (verification.FieldAgent, error) {
 	return agentOf(ctx), nil

@@ -186,21 +186,26 @@ const CodeAgentDisabled = "AGENT_DISABLED"
 // SessionTTL is how long an agent stays signed in.
 const SessionTTL = 30 * 24 * time.Hour
 
-// maxCodeTries is how many wrong codes end a code.
-const maxCodeTries = 5
-
 // SignIn exchanges an agent's phone and one-time code for a session
-// token, which is shown only here.
-func (s *Service) SignIn(ctx context.Context, phone, code string) (string, FieldAgent, time.Time, error) {
+// token, which is shown only here. The attempt is counted against the
+// client address and the (phone, address) pair before anything else
+// (signin.go).
+func (s *Service) SignIn(ctx context.Context, phone, code, clientIP string) (string, FieldAgent, time.Time, error) {
 	bad := apperr.New(apperr.KindUnauthorized, CodeInvalidCode, "Unknown phone number, or a wrong, used or expired code")
+	now := s.now().UTC()
 	p, ok := normalPhone(phone)
+	if !ok {
+		p = phone // still counted, under what was sent
+	}
+	if err := s.reserveSignIn(ctx, p, clientIP, now); err != nil {
+		return "", FieldAgent{}, time.Time{}, err
+	}
 	if !ok || len(code) != 6 {
 		return "", FieldAgent{}, time.Time{}, bad
 	}
 	var token string
 	var a FieldAgent
 	failed := false
-	now := s.now().UTC()
 	expires := now.Add(SessionTTL)
 	err := s.store.Atomic(ctx, func(tx Tx) (err error) {
 		a, err = tx.AgentByPhone(ctx, p)
@@ -226,6 +231,12 @@ func (s *Service) SignIn(ctx context.Context, phone, code string) (string, Field
 	})
 	if err == nil && failed {
 		return "", FieldAgent{}, time.Time{}, bad
+	}
+	if err == nil {
+		// The session exists: a failure to give the attempt back only
+		// leaves it counted, so it does not fail the sign-in.
+		address, pair := signInKeys(p, clientIP)
+		_ = s.store.SignedIn(ctx, address, pair)
 	}
 	return token, a, expires, err
 }

@@ -103,6 +103,7 @@ type Store interface {
 	// Evidence reads an address's visit trails and photo matches, either
 	// side (operations).
 	Evidence(ctx context.Context, addressID string) (Evidence, error)
+	SignInAttempts
 }
 
 // Waiting is a live job waiting for an agent.
