@@ -225,7 +225,7 @@ func TestSandboxMagicValuesChooseTheOutcome(t *testing.T) {
 		}
 		text := pdftest.Text(t, waitReport(t, key, c.ID).Body)
 		for _, w := range []string{"FAR_FROM_EXPECTED_LOCATION (warning): The visit was completed 17.", "PHOTO_REUSED (critical)",
-			"Expected location", "submitted this"} {
+			"Expected location", "submitted this", "from completion", "GPS "} {
 			if !strings.Contains(text, w) {
 				t.Errorf("the report lacks %q", w)
 			}

@@ -165,14 +165,16 @@ func (s *Service) evidence(j Job, now time.Time, flagged bool) (Result, []Photo)
 		tags = append(tags, "landmark")
 	}
 	var photos []Photo
-	for _, tag := range tags {
+	for i, tag := range tags {
 		size, ok := s.sandbox.Photos[tag]
 		if !ok {
 			continue
 		}
-		// Taken during the simulated visit, which happens all at once.
+		// Taken during the simulated visit, which happens all at once, a
+		// few metres apart around the completion point.
+		at := &Point{Latitude: round6(lat + float64(i)*0.00004), Longitude: round6(lng - float64(i)*0.00003), Accuracy: accuracy}
 		photos = append(photos, Photo{ID: ids.New("pho"), Tag: tag, ObjectKey: SandboxPhotoKey(tag), ContentType: "image/jpeg",
-			Size: size, CapturedAt: now, CreatedAt: now})
+			Size: size, CapturedAt: now, CreatedAt: now, Device: at})
 	}
 	var flags flagSet
 	expectedFlags(j.Address, Point{Latitude: lat, Longitude: lng}, &r, &flags)
