@@ -192,7 +192,11 @@ func (t *txn) LockStatus(ctx context.Context, orgID, env, id string) (customer.S
 // is one round trip: the address moves only if the event is newer, and
 // the customer's status and the counters move only if the address did.
 // The caller holds the customer's lock (LockStatus), so CountFrom is the
-// status the counters hold it under.
+// status the counters hold it under. The two counter rows are locked in
+// the order of their status, as every writer of the counters does ('ALL'
+// sorts first): a batch of moves in one transaction, beside another
+// replica's batch, then waits instead of deadlocking (locked from-then-to,
+// PENDING→IN_PROGRESS against IN_PROGRESS→VERIFIED deadlocked).
 const moveAddress = `WITH moved AS (
 	UPDATE addresses SET status = $4, verification_data = COALESCE($5::jsonb, verification_data), sequence = $6, updated_at = $7
 	WHERE id = $3 AND customer_id = $1 AND sequence < $6 RETURNING 1
@@ -203,6 +207,7 @@ const moveAddress = `WITH moved AS (
 	INSERT INTO customer_counts (org_id, env, status, n)
 	SELECT $2::text, $10::text, s.status, s.d FROM (VALUES ($11::text, -1), ($8::text, 1)) AS s(status, d)
 	WHERE $11::text <> '' AND EXISTS (SELECT 1 FROM restatused)
+	ORDER BY s.status
 	ON CONFLICT (org_id, env, status) DO UPDATE SET n = customer_counts.n + EXCLUDED.n
 )
 SELECT EXISTS (SELECT 1 FROM moved)`
