@@ -243,7 +243,8 @@ func pointNear(a Address, seed string, far bool) (float64, float64) {
 	dlat := (float64(v%2000)/1000 - 1) * 0.0036
 	dlng := (float64((v/2000)%2000)/1000 - 1) * 0.0036
 	if far {
-		dlat += farKM / 111.0
+		// Due north, without the jitter, so the sentence reads 17.2 km.
+		dlat, dlng = farKM/111.195, 0
 	}
 	return round6(lat + dlat), round6(lng + dlng)
 }
