@@ -13,6 +13,7 @@ import (
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/optional"
 	"github.com/kycfield/kyc/pkg/publicurl"
+	"github.com/kycfield/kyc/pkg/wiretext"
 )
 
 // The rules: how each input is checked and normalised. Every problem is
@@ -119,10 +120,8 @@ func cleanText(s string, max int, multiline bool) (string, string) {
 	if utf8.RuneCountInString(s) > max {
 		return "", fmt.Sprintf("must be at most %d characters", max)
 	}
-	for _, r := range s {
-		if unicode.IsControl(r) && !(multiline && (r == '\n' || r == '\t' || r == '\r')) {
-			return "", "must not contain control characters"
-		}
+	if !wiretext.Plain(s) || !multiline && strings.ContainsAny(s, "\t\n\r") {
+		return "", "must not contain control characters"
 	}
 	return s, ""
 }
