@@ -276,3 +276,30 @@ func planOf(t reflect.Type) *plan {
 	actual, _ := plans.LoadOrStore(t, p)
 	return actual.(*plan)
 }
+
+// OnlyPlainText reports whether every string reachable from v, through
+// exported struct fields too, is wiretext.Plain: what fuzz tests of a
+// service's decoders assert of every body they accept.
+func OnlyPlainText(v any) bool { return onlyPlain(reflect.ValueOf(v)) }
+
+func onlyPlain(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() && !onlyPlain(v.Field(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Pointer, reflect.Interface:
+		return v.IsNil() || onlyPlain(v.Elem())
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			if !onlyPlain(v.Index(i)) {
+				return false
+			}
+		}
+		return true
+	}
+	return plainValue(v)
+}
