@@ -1,0 +1,215 @@
+package e2e
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/kycfield/kyc/e2e/harness"
+	"github.com/kycfield/kyc/pkg/eventually"
+)
+
+// dataKeys are the member names of a success envelope's data, sorted.
+func dataKeys(t *testing.T, r harness.Response) []string {
+	t.Helper()
+	var data map[string]json.RawMessage
+	r.Decode(t, &data)
+	keys := make([]string, 0, len(data))
+	for k := range data {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// A write-only key (kyc:write without kyc:read) cannot read a customer
+// through its writes: create, update, address and document appends
+// answer a receipt, never the record, so a PUT that changes nothing is no
+// way round the 403 of GET. A read+write key still gets the record.
+func TestWriteOnlyKeyGetsReceiptsNotRecords(t *testing.T) {
+	t.Parallel()
+	org := P.NewOrg(t, "growth")
+	_, writeOnly := P.NewKey(t, org, "test", "kyc:write")
+	_, readWrite := P.NewKey(t, org, "test")
+	email := "ngozi." + uuid.NewString()[:8] + "@example.com"
+	body := newCustomer(map[string]any{"email": email, "occupation": "Trader", "bvn": "22212345678"})
+	personal := []string{body["phone"].(string), email, "Ngozi", "Okafor", "Trader", "Adeola Odeku", "***5678"}
+	noPersonalField := func(what string, r harness.Response) {
+		t.Helper()
+		for _, p := range personal {
+			if strings.Contains(string(r.Body), p) {
+				t.Errorf("%s shows %q to a write-only key: %s", what, p, r.Body)
+			}
+		}
+	}
+
+	r := P.API(t, "POST", "/api/v1/customers", writeOnly, body)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	if got := dataKeys(t, r); !slices.Equal(got, []string{"id", "status", "updatedAt"}) {
+		t.Errorf("create answers %v: %s", got, r.Body)
+	}
+	noPersonalField("create", r)
+	var c struct{ ID, Status string }
+	r.Decode(t, &c)
+	if !strings.HasPrefix(c.ID, "cus_") || c.Status != "PENDING" {
+		t.Fatalf("receipt: %s", r.Body)
+	}
+
+	// The probe of the issue: a PUT that changes nothing.
+	r = P.API(t, "PUT", "/api/v1/customers/"+c.ID, writeOnly, map[string]any{"occupation": "Trader"})
+	if r.Status != http.StatusOK || !slices.Equal(dataKeys(t, r), []string{"id", "status", "updatedAt"}) {
+		t.Fatalf("no-op PUT: %d %s", r.Status, r.Body)
+	}
+	noPersonalField("PUT", r)
+
+	r = P.API(t, "POST", "/api/v1/customers/"+c.ID+"/addresses", writeOnly,
+		map[string]any{"streetName": "Allen Avenue", "city": "Ikeja", "state": "Lagos"})
+	if r.Status != http.StatusCreated || !slices.Equal(dataKeys(t, r), []string{"addressId", "id", "status", "updatedAt"}) {
+		t.Fatalf("address append: %d %s", r.Status, r.Body)
+	}
+	noPersonalField("address append", r)
+	if strings.Contains(string(r.Body), "Allen Avenue") {
+		t.Errorf("address append echoes the address: %s", r.Body)
+	}
+
+	waitDocumentsReady(t, readWrite, c.ID)
+	r = P.API(t, "POST", "/api/v1/customers/"+c.ID+"/documents", writeOnly, map[string]any{"fileName": "bill-ngozi.pdf",
+		"fileUrl": "https://files.example.com/bill-ngozi.pdf", "fileType": "application/pdf", "fileSize": 1024, "documentType": "UTILITY_BILL"})
+	if r.Status != http.StatusCreated || !slices.Equal(dataKeys(t, r), []string{"customerId", "id", "uploadedAt"}) ||
+		strings.Contains(string(r.Body), "bill-ngozi") {
+		t.Fatalf("document append: %d %s", r.Status, r.Body)
+	}
+
+	// A key that may read sees what it wrote.
+	r = P.API(t, "PUT", "/api/v1/customers/"+c.ID, readWrite, map[string]any{"occupation": "Tailor"})
+	var full customerView
+	r.Decode(t, &full)
+	if r.Status != http.StatusOK || full.FirstName != "Ngozi" || full.Phone != body["phone"] || len(full.Addresses) != 2 ||
+		!strings.Contains(string(r.Body), email) {
+		t.Fatalf("read+write PUT: %d %s", r.Status, r.Body)
+	}
+
+	r = P.API(t, "DELETE", "/api/v1/customers/"+c.ID, writeOnly, nil)
+	if r.Status != http.StatusOK || !slices.Equal(dataKeys(t, r), []string{"deleted", "id"}) {
+		t.Fatalf("delete: %d %s", r.Status, r.Body)
+	}
+}
+
+// waitDocumentsReady waits until the document service knows customerID.
+func waitDocumentsReady(t *testing.T, key, customerID string) {
+	t.Helper()
+	eventually.True(t, patience, "the document service learns of "+customerID, func() bool {
+		return P.API(t, "GET", "/api/v1/customers/"+customerID+"/documents", key, nil).Status == http.StatusOK
+	})
+}
+
+// Every text field of every API refuses NUL and control characters
+// (but line breaks and tabs) with a 400 VALIDATION_ERROR naming the
+// field: lenders' customers, addresses, documents, webhooks and
+// branding; the dashboard; the operators' admin APIs; the agents'.
+func TestControlCharactersAreRefusedInEveryAPI(t *testing.T) {
+	t.Parallel()
+	org := P.NewOrg(t, "enterprise")
+	_, key := P.NewKey(t, org, "test")
+	c := create(t, key, newCustomer(nil))
+	agent := newAgent(t, "Tunde Bakare", []string{"Kwara"}, []string{"Asa-" + uuid.NewString()[:8]})
+	b := newBrowser(t)
+	b.signUp()
+	type call struct {
+		name  string
+		do    func(body any) harness.Response
+		body  map[string]any
+		field string
+	}
+	api := func(method, path string) func(any) harness.Response {
+		return func(body any) harness.Response { return P.API(t, method, path, key, body) }
+	}
+	direct := func(base, method, path string) func(any) harness.Response {
+		return func(body any) harness.Response {
+			return P.Do(t, harness.Request{Method: method, URL: base + path, Key: harness.AdminToken, Body: body})
+		}
+	}
+	addr := func(field, v string) map[string]any {
+		a := map[string]any{"streetName": "Allen Avenue", "city": "Ikeja", "state": "Lagos"}
+		a[field] = v
+		return a
+	}
+	for _, tc := range []call{
+		{"customer name", api("POST", "/api/v1/customers"), newCustomer(map[string]any{"lastName": "Oka\x00for"}), "lastName"},
+		{"customer loanId", api("POST", "/api/v1/customers"), newCustomer(map[string]any{"loanId": "LN-1\x1b[2J"}), "loanId"},
+		{"address notes", api("POST", "/api/v1/customers"),
+			newCustomer(map[string]any{"addresses": []map[string]any{addr("notes", "ring\a twice")}}), "addresses[0].notes"},
+		{"relogReason", api("POST", "/api/v1/customers"), newCustomer(map[string]any{"relogReason": "new loan\x00"}), "relogReason"},
+		{"update occupation", api("PUT", "/api/v1/customers/"+c.ID), map[string]any{"occupation": "Trader\u0085"}, "occupation"},
+		{"appended address landmark", api("POST", "/api/v1/customers/"+c.ID+"/addresses"), addr("landmark", "over\rwritten"), "landmark"},
+		{"document file name", api("POST", "/api/v1/customers/"+c.ID+"/documents"), map[string]any{"fileName": "bill\x1b[31m.pdf",
+			"fileUrl": "https://files.example.com/bill.pdf", "documentType": "UTILITY_BILL"}, "fileName"},
+		{"webhook description", api("POST", "/api/v1/webhooks"), map[string]any{"url": "https://hooks.example.com/kyc",
+			"description": "ops \x1b]0;pwned\a"}, "description"},
+		{"report branding", api("PUT", "/api/v1/reports/branding"), map[string]any{"displayName": "Zenith\x00"}, "displayName"},
+		{"dashboard key name", func(body any) harness.Response { return b.call("POST", "/dashboard/v1/keys", body) },
+			map[string]any{"environment": "test", "scopes": []string{"kyc:read"}, "name": "back\x08end"}, "name"},
+		{"dashboard sign-up", func(body any) harness.Response { return newBrowser(t).call("POST", "/dashboard/v1/signup", body) },
+			map[string]any{"organizationName": "Ade\x07 Loans", "email": "ade" + uuid.NewString()[:8] + "@lender.ng", "password": "correct horse battery"},
+			"organizationName"},
+		{"admin organization name", direct(P.AuthBillingURL, "POST", "/admin/v1/orgs"), map[string]any{"name": "Org\x00", "plan": "growth"}, "name"},
+		{"admin agent name", direct(P.URLs["verification"], "POST", "/admin/v1/agents"),
+			map[string]any{"name": "Ada\x1b[2J", "phone": phone(), "states": []string{"Lagos"}}, "name"},
+		{"agent notes", func(body any) harness.Response { return agent.call("POST", "/tasks/adr_0/complete", body, uuid.NewString()) },
+			map[string]any{"outcome": "REJECTED", "reason": "OTHER", "notes": "gate\x00", "latitude": 8.49, "longitude": 4.54, "accuracy": 9}, "notes"},
+		{"agent resident", func(body any) harness.Response { return agent.call("POST", "/tasks/adr_0/complete", body, uuid.NewString()) },
+			map[string]any{"outcome": "VERIFIED", "verifiedAddress": "7 Taiwo Road", "latitude": 8.49, "longitude": 4.54, "accuracy": 9,
+				"resident": map[string]any{"name": "Chidi\u009b2J"}}, "resident.name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.do(tc.body)
+			if r.Status != http.StatusBadRequest || r.Code() != "VALIDATION_ERROR" || !hasDetail(r, tc.field) {
+				t.Fatalf("%d %s, want 400 VALIDATION_ERROR on %s", r.Status, r.Body, tc.field)
+			}
+		})
+	}
+	// Line breaks and tabs are text: an address note keeps them.
+	r := P.API(t, "POST", "/api/v1/customers/"+c.ID+"/addresses", key, addr("notes", "Blue gate\r\nAsk for\tMama Ngozi"))
+	if r.Status != http.StatusCreated || !strings.Contains(string(r.Body), `Blue gate\r\nAsk for\tMama Ngozi`) {
+		t.Fatalf("notes with line breaks: %d %s", r.Status, r.Body)
+	}
+}
+
+func hasDetail(r harness.Response, field string) bool {
+	for _, d := range r.Env.Error.Details {
+		if d.Field == field {
+			return true
+		}
+	}
+	return false
+}
+
+// Paging parameters are bounded before any arithmetic: a page or limit
+// that would overflow is a 400 naming it, in every list.
+func TestHugePagesAndLimitsAre400(t *testing.T) {
+	t.Parallel()
+	_, key := P.NewKey(t, P.NewOrg(t, "growth"), "test")
+	r := P.API(t, "POST", "/api/v1/webhooks", key, map[string]any{"url": "https://hooks.example.com/kyc"})
+	var e struct{ ID string }
+	r.Decode(t, &e)
+	for _, tc := range []struct{ path, field string }{
+		{"/api/v1/customers?page=9223372036854775807", "page"},
+		{"/api/v1/customers?page=9223372036854775808", "page"},
+		{"/api/v1/customers?limit=9223372036854775807", "limit"},
+		{"/api/v1/customers?page=-9223372036854775808", "page"},
+		{"/api/v1/customers?search=ngozi&page=4611686018427387904&limit=100", "page"},
+		{"/api/v1/webhooks/" + e.ID + "/deliveries?limit=9223372036854775807", "limit"},
+		{"/api/v1/webhooks/" + e.ID + "/deliveries?limit=-1", "limit"},
+	} {
+		r := P.API(t, "GET", tc.path, key, nil)
+		if r.Status != http.StatusBadRequest || r.Code() != "VALIDATION_ERROR" || !hasDetail(r, tc.field) {
+			t.Errorf("GET %s: %d %s, want 400 on %s", tc.path, r.Status, r.Body, tc.field)
+		}
+	}
+}
