@@ -161,9 +161,13 @@ func TestControlCharactersAreRefusedInEveryAPI(t *testing.T) {
 		{"admin organization name", direct(P.AuthBillingURL, "POST", "/admin/v1/orgs"), map[string]any{"name": "Org\x00", "plan": "growth"}, "name"},
 		{"admin agent name", direct(P.URLs["verification"], "POST", "/admin/v1/agents"),
 			map[string]any{"name": "Ada\x1b[2J", "phone": phone(), "states": []string{"Lagos"}}, "name"},
-		{"agent notes", func(body any) harness.Response { return agent.call("POST", "/tasks/adr_0/complete", body, uuid.NewString()) },
+		{"agent notes", func(body any) harness.Response {
+			return agent.call("POST", "/tasks/adr_0/complete", body, uuid.NewString())
+		},
 			map[string]any{"outcome": "REJECTED", "reason": "OTHER", "notes": "gate\x00", "latitude": 8.49, "longitude": 4.54, "accuracy": 9}, "notes"},
-		{"agent resident", func(body any) harness.Response { return agent.call("POST", "/tasks/adr_0/complete", body, uuid.NewString()) },
+		{"agent resident", func(body any) harness.Response {
+			return agent.call("POST", "/tasks/adr_0/complete", body, uuid.NewString())
+		},
 			map[string]any{"outcome": "VERIFIED", "verifiedAddress": "7 Taiwo Road", "latitude": 8.49, "longitude": 4.54, "accuracy": 9,
 				"resident": map[string]any{"name": "Chidi\u009b2J"}}, "resident.name"},
 	} {

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/kycfield/kyc/pkg/apperr"
-	"github.com/kycfield/kyc/pkg/jsonbody"
 	"github.com/kycfield/kyc/pkg/envelope"
+	"github.com/kycfield/kyc/pkg/jsonbody"
 	"github.com/kycfield/kyc/pkg/kitserver"
 	"github.com/kycfield/kyc/pkg/logging"
 	"github.com/kycfield/kyc/pkg/principal"
