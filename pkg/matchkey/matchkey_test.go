@@ -37,7 +37,7 @@ func TestReference(t *testing.T) {
 		{"LN 2026\u00a0 0042", "ln 2026 0042"}, // no-break space, runs of spaces
 		{"STRASSE-1", "strasse-1"},
 		{"straße-1", "strasse-1"}, // full case folding
-		{"LN_2026", "ln_2026"},   // an underscore is not a dash
+		{"LN_2026", "ln_2026"},    // an underscore is not a dash
 		{"LN.2026", "ln.2026"},
 		{"", ""},
 		{"\u200b", ""},
