@@ -186,12 +186,8 @@ func TestControlCharactersAreRefusedInEveryAPI(t *testing.T) {
 }
 
 func hasDetail(r harness.Response, field string) bool {
-	for _, d := range r.Env.Error.Details {
-		if d.Field == field {
-			return true
-		}
-	}
-	return false
+	_, ok := details(r)[field]
+	return ok
 }
 
 // Paging parameters are bounded before any arithmetic: a page or limit
@@ -215,5 +211,54 @@ func TestHugePagesAndLimitsAre400(t *testing.T) {
 		if r.Status != http.StatusBadRequest || r.Code() != "VALIDATION_ERROR" || !hasDetail(r, tc.field) {
 			t.Errorf("GET %s: %d %s, want 400 on %s", tc.path, r.Status, r.Body, tc.field)
 		}
+	}
+}
+
+// The duplicate rule cannot be dodged with spellings a person reads as
+// the same: a loanId with a zero-width space, a fullwidth hyphen or in
+// lower case, an email with invisible characters or in capitals is 400
+// DUPLICATE_CUSTOMER naming the field, on create and on update. A +tag
+// or a dot makes another address (Stripe's rule), so no duplicate.
+func TestDuplicateKeysAreNormalised(t *testing.T) {
+	t.Parallel()
+	_, key := P.NewKey(t, P.NewOrg(t, "growth"), "test")
+	ref := strings.ToUpper(uuid.NewString()[:6])
+	loan, email := "LN-"+ref+"-0042", "ngozi.okafor@example.com"
+	first := create(t, key, newCustomer(map[string]any{"loanId": loan, "email": email}))
+	duplicate := func(name string, body map[string]any, field string) {
+		t.Helper()
+		for _, r := range []harness.Response{
+			P.API(t, "POST", "/api/v1/customers", key, newCustomer(body)),
+			P.API(t, "PUT", "/api/v1/customers/"+create(t, key, newCustomer(nil)).ID, key, body),
+		} {
+			d := details(r)
+			if r.Status != http.StatusBadRequest || r.Code() != "DUPLICATE_CUSTOMER" || d[field] == "" {
+				t.Errorf("%s: %d %s, want 400 DUPLICATE_CUSTOMER on %s", name, r.Status, r.Body, field)
+			}
+			if !strings.Contains(string(r.Body), first.ID) {
+				t.Errorf("%s: the existing customer is not named: %s", name, r.Body)
+			}
+		}
+	}
+	duplicate("loanId with a zero-width space", map[string]any{"loanId": "LN-" + ref + "\u200b-0042"}, "loanId")
+	duplicate("loanId with a fullwidth hyphen", map[string]any{"loanId": "LN\uff0d" + ref + "\uff0d0042"}, "loanId")
+	duplicate("loanId in lower case", map[string]any{"loanId": strings.ToLower(loan)}, "loanId")
+	duplicate("loanId with an en dash and fullwidth letters", map[string]any{"loanId": "ＬＮ\u2013" + ref + "-0042"}, "loanId")
+	duplicate("email with a zero-width space", map[string]any{"email": "ngozi.oka\u200bfor@example.com"}, "email")
+	duplicate("email with a word joiner and capitals", map[string]any{"email": "\u2060Ngozi.Okafor@EXAMPLE.com"}, "email")
+	duplicate("email in fullwidth", map[string]any{"email": "ｎｇｏｚｉ.ｏｋａｆｏｒ＠example.com"}, "email")
+	for _, other := range []string{"ngozi.okafor+loans@example.com", "ngoziokafor@example.com"} {
+		if r := P.API(t, "POST", "/api/v1/customers", key, newCustomer(map[string]any{"email": other})); r.Status != http.StatusCreated {
+			t.Errorf("%s: %d %s, want a new customer", other, r.Status, r.Body)
+		}
+	}
+	// The address stored is the one typed, without what cannot be seen.
+	r := P.API(t, "POST", "/api/v1/customers", key, newCustomer(map[string]any{"email": "ada\u200b.eze@example.com"}))
+	if r.Status != http.StatusCreated || !strings.Contains(string(r.Body), `"email":"ada.eze@example.com"`) {
+		t.Errorf("invisible characters kept: %d %s", r.Status, r.Body)
+	}
+	// relogReason still bypasses the rule, with any spelling.
+	if r := P.API(t, "POST", "/api/v1/customers", key, newCustomer(map[string]any{"loanId": strings.ToLower(loan), "relogReason": "New loan"})); r.Status != http.StatusCreated {
+		t.Errorf("relog: %d %s", r.Status, r.Body)
 	}
 }

@@ -73,9 +73,10 @@ func NormalizePhone(s string) (string, string) {
 	return s, ""
 }
 
-// NormalizeEmail checks an email address and lower-cases it.
+// NormalizeEmail checks an email address and lower-cases it, after
+// visibleEmail (no invisible characters are stored).
 func NormalizeEmail(s string) (string, string) {
-	s = strings.ToLower(strings.TrimSpace(s))
+	s = strings.ToLower(strings.TrimSpace(visibleEmail(s)))
 	const msg = "must be a valid email address"
 	if len(s) > 254 || strings.ContainsAny(s, " <>\"") {
 		return "", msg
