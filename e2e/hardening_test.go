@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/kycfield/kyc/e2e/harness"
 	"github.com/kycfield/kyc/pkg/eventually"
+	"github.com/kycfield/kyc/pkg/pdftest"
 )
 
 // dataKeys are the member names of a success envelope's data, sorted.
@@ -260,5 +262,73 @@ func TestDuplicateKeysAreNormalised(t *testing.T) {
 	// relogReason still bypasses the rule, with any spelling.
 	if r := P.API(t, "POST", "/api/v1/customers", key, newCustomer(map[string]any{"loanId": strings.ToLower(loan), "relogReason": "New loan"})); r.Status != http.StatusCreated {
 		t.Errorf("relog: %d %s", r.Status, r.Body)
+	}
+}
+
+// nosniff: every binary answer (evidence photos served inline, hosted
+// documents, the PDF report, the OpenAPI file) tells browsers not to
+// guess its type, with one header value. Then the lender deletes the
+// customer, and the public check of its report's code stops saying
+// genuine: it names the report as WITHDRAWN.
+func TestNoSniffOnBinariesAndWithdrawnReports(t *testing.T) {
+	t.Parallel()
+	_, key := P.NewKey(t, P.NewOrg(t, "growth"), "test")
+	c := create(t, key, newCustomer(nil))
+	noSniff := func(what string, r harness.Response) {
+		t.Helper()
+		if got := r.Header.Values("X-Content-Type-Options"); len(got) != 1 || got[0] != "nosniff" {
+			t.Errorf("%s (%d, %s): X-Content-Type-Options %q", what, r.Status, r.Header.Get("Content-Type"), got)
+		}
+	}
+	waitDocumentsReady(t, key, c.ID)
+	up := uploadDoc(t, key, c.ID, "UTILITY_BILL", "bill.png", smallPNG())
+	var doc struct{ FileURL string }
+	up.Decode(t, &doc)
+	if r := download(t, key, doc.FileURL); r.Status != http.StatusOK {
+		t.Fatalf("document download: %d", r.Status)
+	} else {
+		noSniff("document", r)
+	}
+	s := waitOverall(t, key, c.ID, "VERIFIED")
+	photo, err := url.Parse(s.Addresses[0].VerificationData.VerificationPhotos[0].URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := P.API(t, "GET", photo.Path, key, nil); r.Status != http.StatusOK || !strings.HasPrefix(r.Header.Get("Content-Type"), "image/") {
+		t.Fatalf("photo: %d %s", r.Status, r.Header.Get("Content-Type"))
+	} else {
+		noSniff("photo", r)
+	}
+	rep := waitReport(t, key, c.ID)
+	if rep.Status != http.StatusOK {
+		t.Fatalf("report: %d %s", rep.Status, rep.Body)
+	}
+	noSniff("report", rep)
+	noSniff("OpenAPI", P.Do(t, harness.Request{Method: "GET", URL: P.GatewayURL + "/api/v1/openapi.yaml"}))
+	noSniff("an error", P.API(t, "GET", "/api/v1/customers/cus_0", key, nil))
+
+	m := codeOnReport.FindStringSubmatch(pdftest.Text(t, rep.Body))
+	if m == nil {
+		t.Fatal("no verification code on the report")
+	}
+	if v := verify(t, m[1]); v.Status != http.StatusOK || !strings.Contains(string(v.Body), `"genuine":true`) {
+		t.Fatalf("verify before the delete: %d %s", v.Status, v.Body)
+	}
+	if r := P.API(t, "DELETE", "/api/v1/customers/"+c.ID, key, nil); r.Status != http.StatusOK {
+		t.Fatalf("delete: %d %s", r.Status, r.Body)
+	}
+	var got struct {
+		Genuine  bool
+		Reason   *string
+		ReportID string
+	}
+	eventually.Value(t, patience, "the report withdrawn", func() (string, bool) {
+		v := verify(t, m[1])
+		got.Reason = nil
+		v.Decode(t, &got)
+		return string(v.Body), v.Status == http.StatusOK && got.Reason != nil
+	})
+	if got.Genuine || *got.Reason != "WITHDRAWN" || got.ReportID == "" {
+		t.Fatalf("verify after the delete: %+v", got)
 	}
 }
