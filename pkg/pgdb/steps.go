@@ -42,7 +42,7 @@ func bindSteps(m *migrate.Migrator, steps map[string]Step) error {
 	}
 	for name := range steps {
 		if !used[name] {
-			return fmt.Errorf("Go step %q has no migration file naming it", name)
+			return fmt.Errorf("step %q (Go) has no migration file naming it", name)
 		}
 	}
 	return nil
