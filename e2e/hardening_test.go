@@ -97,6 +97,17 @@ func TestWriteOnlyKeyGetsReceiptsNotRecords(t *testing.T) {
 		t.Fatalf("read+write PUT: %d %s", r.Status, r.Body)
 	}
 
+	// Nor through a replay of a read+write key's idempotent request.
+	idem := uuid.NewString()
+	other := newCustomer(map[string]any{"email": "ada." + uuid.NewString()[:8] + "@example.com"})
+	first := P.Do(t, harness.Request{Method: "POST", URL: P.GatewayURL + "/api/v1/customers", Key: readWrite, Body: other,
+		Header: map[string]string{"Idempotency-Key": idem}})
+	replay := P.Do(t, harness.Request{Method: "POST", URL: P.GatewayURL + "/api/v1/customers", Key: writeOnly, Body: other,
+		Header: map[string]string{"Idempotency-Key": idem}})
+	if first.Status != http.StatusCreated || replay.Header.Get("Idempotent-Replayed") != "" || strings.Contains(string(replay.Body), other["phone"].(string)) {
+		t.Fatalf("write-only replay of a read+write key's create: %d %s", replay.Status, replay.Body)
+	}
+
 	r = P.API(t, "DELETE", "/api/v1/customers/"+c.ID, writeOnly, nil)
 	if r.Status != http.StatusOK || !slices.Equal(dataKeys(t, r), []string{"deleted", "id"}) {
 		t.Fatalf("delete: %d %s", r.Status, r.Body)
