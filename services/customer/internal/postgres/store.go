@@ -46,7 +46,10 @@ func translate(err error) error {
 	if _, ok := apperr.As(err); !ok {
 		if c, ok := pgdb.UniqueViolation(err); ok {
 			// The advisory locks make this a backstop only.
-			field := map[string]string{"customers_unique_phone": "phone", "customers_unique_email_key": "email", "customers_unique_loan_key": "loanId"}[c]
+			// The raw-value indexes stay until the release after the keys
+			// (expand, then contract): the previous release still uses them.
+			field := map[string]string{"customers_unique_phone": "phone", "customers_unique_email_key": "email", "customers_unique_loan_key": "loanId",
+				"customers_unique_email": "email", "customers_unique_loan": "loanId"}[c]
 			if field != "" {
 				return customer.DuplicateError([]customer.Duplicate{{Field: field}})
 			}
