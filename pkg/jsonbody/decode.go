@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/wiretext"
 )
 
 // Refused is a member clients may plausibly send but must not, such as a
@@ -152,8 +153,41 @@ func (o *Object) member(name string, raw json.RawMessage, v reflect.Value) {
 	default:
 		if err := json.Unmarshal(raw, v.Addr().Interface()); err != nil {
 			o.Fail(name, typeMessage(t))
+		} else if !plainValue(v) {
+			o.Fail(name, wiretext.PlainMessage)
 		}
 	}
+}
+
+// plainValue reports whether every string in v (strings, and those in
+// slices, arrays, maps and pointers) is wiretext.Plain: a control
+// character in any text field of any API is the client's mistake, named
+// by its field, before a use case sees it. Byte slices (json.RawMessage)
+// and values that decode themselves (time.Time) hold no text of the
+// client's to check.
+func plainValue(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.String:
+		return wiretext.Plain(v.String())
+	case reflect.Pointer, reflect.Interface:
+		return v.IsNil() || plainValue(v.Elem())
+	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return true
+		}
+		for i := range v.Len() {
+			if !plainValue(v.Index(i)) {
+				return false
+			}
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			if !plainValue(it.Key()) || !plainValue(it.Value()) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
@@ -241,4 +275,31 @@ func planOf(t reflect.Type) *plan {
 	walk(t, nil)
 	actual, _ := plans.LoadOrStore(t, p)
 	return actual.(*plan)
+}
+
+// OnlyPlainText reports whether every string reachable from v, through
+// exported struct fields too, is wiretext.Plain: what fuzz tests of a
+// service's decoders assert of every body they accept.
+func OnlyPlainText(v any) bool { return onlyPlain(reflect.ValueOf(v)) }
+
+func onlyPlain(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() && !onlyPlain(v.Field(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Pointer, reflect.Interface:
+		return v.IsNil() || onlyPlain(v.Elem())
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			if !onlyPlain(v.Index(i)) {
+				return false
+			}
+		}
+		return true
+	}
+	return plainValue(v)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/optional"
+	"github.com/kycfield/kyc/pkg/wiretext"
 )
 
 type item struct {
@@ -51,6 +52,62 @@ func TestDecodeFillsEveryKindOfField(t *testing.T) {
 		When: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Untaged: "u"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %+v\nwant %+v", got, want)
+	}
+}
+
+// TestDecodeRefusesControlCharacters: every text member, at any depth,
+// is refused with its path when it holds a control character other than
+// a line break or tab; those and every other character pass.
+func TestDecodeRefusesControlCharacters(t *testing.T) {
+	for _, c := range []struct {
+		name, body string
+		fields     []string
+	}{
+		{"NUL", `{"title":"a\u0000b"}`, []string{"title"}},
+		{"escape in a nested member", `{"main":{"name":"\u001b[2J"}}`, []string{"main.name"}},
+		{"bell in a list element", `{"items":[{"name":"ok"},{"name":"ring\u0007"}]}`, []string{"items[1].name"}},
+		{"C1 in an array of strings", `{"tags":["a","\u0085"]}`, []string{"tags"}},
+		{"lone carriage return", `{"Untaged":"over\rwrite"}`, []string{"Untaged"}},
+		{"several at once", `{"title":"\u007f","main":{"name":"\u0000"}}`, []string{"title", "main.name"}},
+		{"line breaks, tabs and any script", `{"title":"a\r\nb\tc\nd ₦ Ọ̀ 日本","tags":["x\ty"]}`, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got body
+			err := Decode([]byte(c.body), &got)
+			if c.fields == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			e, ok := apperr.As(err)
+			if !ok || e.Code != apperr.CodeValidation {
+				t.Fatalf("err = %v, want VALIDATION_ERROR", err)
+			}
+			var fields []string
+			for _, d := range e.Details {
+				if d.Message != wiretext.PlainMessage {
+					t.Errorf("%s: message %q", d.Field, d.Message)
+				}
+				fields = append(fields, d.Field)
+			}
+			if !reflect.DeepEqual(fields, c.fields) {
+				t.Fatalf("fields %v, want %v", fields, c.fields)
+			}
+		})
+	}
+	o, err := Parse([]byte(`{"a":"x\u0000","b":["\u001b"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := o.String("a"); ok {
+		t.Error("String accepted a NUL")
+	}
+	if _, ok := o.Strings("b"); ok {
+		t.Error("Strings accepted an escape")
+	}
+	if len(o.Errors()) != 2 {
+		t.Errorf("errors %+v", o.Errors())
 	}
 }
 
@@ -263,6 +320,9 @@ func FuzzDecode(f *testing.F) {
 		}
 		if hasDuplicateKeys([]byte(s)) {
 			return // encoding/json reads each copy in turn, Decode the last
+		}
+		if !OnlyPlainText(got) {
+			t.Fatalf("%q: Decode accepted a control character: %+v", s, got)
 		}
 		var std body
 		if err := json.Unmarshal([]byte(s), &std); err != nil {

@@ -16,10 +16,12 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"sort"
 	"strconv"
 
 	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/wiretext"
 )
 
 // Object is one JSON object of the body (the root or a nested one).
@@ -196,6 +198,10 @@ func (o *Object) decode(name string, dst any, typeMsg string) bool {
 	}
 	if err := json.Unmarshal(raw, dst); err != nil {
 		o.Fail(name, typeMsg)
+		return false
+	}
+	if !plainValue(reflect.ValueOf(dst)) {
+		o.Fail(name, wiretext.PlainMessage)
 		return false
 	}
 	return true

@@ -53,6 +53,10 @@ func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error
 type Migration struct {
 	VersionTable string
 	Files        fs.FS
+	// Steps are the migrations written in Go, by the name a numbered
+	// file gives them (see GoStep): work SQL cannot do as the service
+	// does it, such as filling a column with keys the service computes.
+	Steps map[string]Step
 }
 
 // Migrate applies every set in order on a dedicated connection; a set
@@ -78,6 +82,9 @@ func Migrate(ctx context.Context, url string, sets ...Migration) error {
 		}
 		if err := m.LoadMigrations(s.Files); err != nil {
 			return fmt.Errorf("pgdb: load migrations %s: %w", s.VersionTable, err)
+		}
+		if err := bindSteps(m, s.Steps); err != nil {
+			return fmt.Errorf("pgdb: migrations %s: %w", s.VersionTable, err)
 		}
 		if err := m.Migrate(ctx); err != nil {
 			return fmt.Errorf("pgdb: migrate %s: %w", s.VersionTable, err)

@@ -23,6 +23,39 @@ func Valid(s string) bool {
 	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
 }
 
+// PlainMessage is the validation message for a field that is not Plain.
+const PlainMessage = "must be text without control characters (line breaks and tabs are allowed)"
+
+// Plain reports whether s is text a person could have typed: valid UTF-8
+// with no control character (Unicode Cc: C0, DEL and C1) other than tab,
+// line feed, and a carriage return that begins a CRLF line break. A NUL
+// cannot be stored (Postgres refuses it: it was a 500), and a terminal
+// escape, a bell or a lone carriage return has no business in a report,
+// a dashboard or the lender's logs, where it can rewrite what a reader
+// sees. Every JSON string a service decodes (pkg/jsonbody) is held to it.
+func Plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 0x20 && c < 0x7f:
+		case c == '\t' || c == '\n':
+		case c == '\r':
+			if i+1 >= len(s) || s[i+1] != '\n' {
+				return false
+			}
+		case c < 0x80:
+			return false // the rest of C0, and DEL
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 || r >= 0x80 && r <= 0x9f {
+				return false // invalid UTF-8, or C1
+			}
+			i += size - 1
+		}
+	}
+	return true
+}
+
 // Request checks r's path, query parameters (names and values) and
 // header values, and returns a validation error for the first part that
 // is not Valid. Details name the part ("path", the parameter, or

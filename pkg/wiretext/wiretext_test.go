@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kycfield/kyc/pkg/apperr"
 )
@@ -64,4 +66,54 @@ func TestRequest(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestPlain(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{
+		{"", true},
+		{"Ngozi Okafor, 12 Admiralty Way", true},
+		{"Adébísí ₦ 日本 🇳🇬", true},
+		{"gate\tcode", true},
+		{"line one\nline two", true},
+		{"windows\r\nline", true},
+		{"nul\x00", false},
+		{"clear screen \x1b[2J", false},
+		{"bell\a", false},
+		{"back\bspace", false},
+		{"lone carriage\rreturn", false},
+		{"ends in a carriage return\r", false},
+		{"delete\x7f", false},
+		{"C1 next line \u0085", false},
+		{"C1 CSI \u009b2J", false},
+		{"bad \xff byte", false},
+		{"cut \xe2\x82", false},
+		{"zero\u200bwidth", true}, // format characters are for the duplicate keys to fold, not refused
+	} {
+		if got := Plain(c.s); got != c.want {
+			t.Errorf("Plain(%q) = %v, want %v", c.s, got, c.want)
+		}
+	}
+}
+
+// FuzzPlain holds Plain to its definition: valid UTF-8 whose only
+// control characters are tab, line feed and CRLF pairs.
+func FuzzPlain(f *testing.F) {
+	for _, s := range []string{"", "a\r\nb", "\x1b[2J", "\u0085", "\xff", "a\rb"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := utf8.ValidString(s)
+		rs := []rune(s)
+		for i, r := range rs {
+			if unicode.IsControl(r) && r != '\t' && r != '\n' && !(r == '\r' && i+1 < len(rs) && rs[i+1] == '\n') {
+				want = false
+			}
+		}
+		if got := Plain(s); got != want {
+			t.Fatalf("Plain(%q) = %v, want %v", s, got, want)
+		}
+	})
 }

@@ -245,14 +245,20 @@ func (g *Gateway) beginIdempotentUpload(w http.ResponseWriter, r *http.Request, 
 }
 
 // idemKey returns the request's Idempotency-Key and the scope it lives in
-// (organization and environment), or answers 400 for a malformed key.
+// (organization and environment; apart for callers that may not read, so
+// that a write-only key never replays an answer stored for a key that
+// could see the record), or answers 400 for a malformed key.
 func (g *Gateway) idemKey(w http.ResponseWriter, r *http.Request, st *state) (scope, key string, ok bool) {
 	key = r.Header.Get(idempotency.Header)
 	if !idempotency.ValidKey(key) {
 		g.fail(w, r, apperr.Validation(apperr.Detail{Field: idempotency.Header, Message: "must be 1-255 visible ASCII characters"}))
 		return "", "", false
 	}
-	return st.p.OrgID + ":" + string(st.p.Env), key, true
+	scope = st.p.OrgID + ":" + string(st.p.Env)
+	if !st.p.HasScope(principal.ScopeRead) {
+		scope += ":write-only"
+	}
+	return scope, key, true
 }
 
 // answerIdempotent answers a request whose key is already taken.

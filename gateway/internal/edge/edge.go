@@ -102,7 +102,7 @@ func (g *Gateway) Handler(extra func(*http.ServeMux)) http.Handler {
 		extra(mux)
 	}
 	mux.Handle("/", g.fallback(mux))
-	var h http.Handler = g.recoverer(g.refuseBadText(mux))
+	var h http.Handler = noSniff(g.recoverer(g.refuseBadText(mux)))
 	if g.opt.Instrument != nil {
 		h = g.opt.Instrument(h)
 	}
@@ -165,6 +165,18 @@ func (g *Gateway) fallback(mux *http.ServeMux) http.Handler {
 			return
 		}
 		g.fail(w, r, apperr.New(apperr.KindNotFound, apperr.CodeNotFound, "No endpoint at "+r.Method+" "+r.URL.Path))
+	})
+}
+
+// noSniff sets X-Content-Type-Options: nosniff on every answer, JSON or
+// not: a browser must never read a photo, a document, a report or the
+// OpenAPI file as anything but its declared type (an upload that sniffs
+// as HTML would run as the gateway's origin). The services set it on
+// what they stream too, for whoever calls them directly.
+func noSniff(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		next.ServeHTTP(w, r)
 	})
 }
 

@@ -78,6 +78,9 @@ func (g *Gateway) newProxy(name string, target *url.URL, tr http.RoundTripper) *
 			pr.Out.Header.Set(principal.Header, g.signer.Sign(st.p, pr.Out.Method, pr.Out.URL.EscapedPath()))
 		},
 		ModifyResponse: func(resp *http.Response) error {
+			// The gateway's own (noSniff) is the one a client gets: the
+			// proxy adds upstream headers to those already set.
+			resp.Header.Del("X-Content-Type-Options")
 			st := stateOf(resp.Request.Context())
 			if st == nil || st.idem == nil {
 				return nil

@@ -11,4 +11,7 @@ import (
 var files embed.FS
 
 // Set is the service's migration set.
-func Set() pgdb.Migration { return pgdb.Migration{VersionTable: "schema_version", Files: files} }
+func Set() pgdb.Migration {
+	return pgdb.Migration{VersionTable: "schema_version", Files: files,
+		Steps: map[string]pgdb.Step{"backfill_identity_keys": backfillIdentityKeys}}
+}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/jsonbody"
 	"github.com/kycfield/kyc/pkg/optional"
 	"github.com/kycfield/kyc/pkg/principal"
 )
@@ -161,5 +162,32 @@ func TestDecodeResolveIsLenient(t *testing.T) {
 		{name: "missing", body: `{}`, code: validation, details: []string{"hash: must be a hex SHA-256"}},
 		{name: "wrong type", body: `{"hash":1}`, code: validation, details: []string{"hash: must be a hex SHA-256"}},
 		{name: "too short", body: `{"hash":"abcd"}`, code: validation, details: []string{"hash: must be a hex SHA-256"}},
+	})
+}
+
+// FuzzDecoders: any body given to the dashboard's and the operators'
+// decoders is a request or a client error (never a panic, never a 5xx),
+// and what they accept holds no control character: organization and key
+// names and emails are shown in the dashboard and kycctl.
+func FuzzDecoders(f *testing.F) {
+	for _, s := range []string{`{"organizationName":"Ade Loans","email":"ada@example.com","password":"correct horse battery"}`,
+		`{"environment":"live","scopes":["kyc:read"],"name":"backend"}`, `{"name":"Ade Loans","plan":"growth"}`,
+		"{\"name\":\"bell\\u0007\"}", "{\"organizationName\":\"\\u001b[2J\"}", `{`, `[]`, `null`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		check := func(v any, code string) {
+			if code == "" && !jsonbody.OnlyPlainText(v) {
+				t.Fatalf("%q decoded with a control character: %+v", body, v)
+			}
+		}
+		r1, c1, _ := decoded(t, decodeSignUp, body)
+		check(r1, c1)
+		r2, c2, _ := decoded(t, decodeLogIn, body)
+		check(r2, c2)
+		r3, c3, _ := decoded(t, decodeCreateKey(theOrg), body)
+		check(r3, c3)
+		r4, c4, _ := decoded(t, decodeCreateOrg, body)
+		check(r4, c4)
 	})
 }

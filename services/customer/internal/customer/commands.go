@@ -85,18 +85,6 @@ func (s *Service) Create(ctx context.Context, who Caller, in CreateInput) (Custo
 	return c, err
 }
 
-// identity lists the identifying values of c; with only, just those fields.
-func identity(c Customer, only []string) map[string]string {
-	all := map[string]string{"phone": c.Phone, "email": c.Email, "loanId": c.LoanID}
-	out := map[string]string{}
-	for k, v := range all {
-		if v != "" && (only == nil || slices.Contains(only, k)) {
-			out[k] = v
-		}
-	}
-	return out
-}
-
 func checkDuplicates(ctx context.Context, tx Tx, c Customer, keys map[string]string) error {
 	if len(keys) == 0 {
 		return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/optional"
 	"github.com/kycfield/kyc/pkg/publicurl"
+	"github.com/kycfield/kyc/pkg/wiretext"
 )
 
 // The rules: how each input is checked and normalised. Every problem is
@@ -72,9 +73,10 @@ func NormalizePhone(s string) (string, string) {
 	return s, ""
 }
 
-// NormalizeEmail checks an email address and lower-cases it.
+// NormalizeEmail checks an email address and lower-cases it, after
+// visibleEmail (no invisible characters are stored).
 func NormalizeEmail(s string) (string, string) {
-	s = strings.ToLower(strings.TrimSpace(s))
+	s = strings.ToLower(strings.TrimSpace(visibleEmail(s)))
 	const msg = "must be a valid email address"
 	if len(s) > 254 || strings.ContainsAny(s, " <>\"") {
 		return "", msg
@@ -119,10 +121,8 @@ func cleanText(s string, max int, multiline bool) (string, string) {
 	if utf8.RuneCountInString(s) > max {
 		return "", fmt.Sprintf("must be at most %d characters", max)
 	}
-	for _, r := range s {
-		if unicode.IsControl(r) && !(multiline && (r == '\n' || r == '\t' || r == '\r')) {
-			return "", "must not contain control characters"
-		}
+	if !wiretext.Plain(s) || !multiline && strings.ContainsAny(s, "\t\n\r") {
+		return "", "must not contain control characters"
 	}
 	return s, ""
 }

@@ -48,7 +48,8 @@ type Store interface {
 
 // Tx is what use cases do inside one transaction.
 type Tx interface {
-	// LockIdentity serialises writers of the same phone/email/loanId in
+	// LockIdentity serialises writers of the same phone/email/loanId
+	// (values are comparison keys: see identity) in
 	// an organization and environment until the transaction ends.
 	LockIdentity(ctx context.Context, orgID, env string, values map[string]string) error
 	FindDuplicates(ctx context.Context, orgID, env string, values map[string]string, exceptID string) ([]Duplicate, error)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/envelope"
+	"github.com/kycfield/kyc/pkg/jsonbody"
 	"github.com/kycfield/kyc/pkg/kitserver"
 	"github.com/kycfield/kyc/pkg/logging"
 	"github.com/kycfield/kyc/pkg/principal"
@@ -172,17 +173,32 @@ func FuzzDecodeCreate(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	f.Add("{\"firstName\":\"Ngozi\u0000\",\"addresses\":[{\"notes\":\"gate\\r\\ncode \\u001b[2J\"}]}")
 	f.Fuzz(func(t *testing.T, body string) {
-		_, err := decodeCreate(context.Background(), request("POST", "/api/v1/customers", body))
-		if err == nil {
-			return
-		}
-		e, ok := apperr.As(err)
-		if !ok || (e.Kind != apperr.KindInvalid) {
-			t.Fatalf("body %q gave %v", body, err)
-		}
-		if e.Code == apperr.CodeValidation && len(e.Details) == 0 && !strings.Contains(e.Message, "object") {
-			t.Fatalf("validation error without details for %q: %v", body, err)
-		}
+		// The same body as a create, an update and an appended address:
+		// what each accepts holds no control character.
+		c, err := decodeCreate(context.Background(), request("POST", "/api/v1/customers", body))
+		checkDecoded(t, body, c.in, err)
+		u, err := decodeUpdate(context.Background(), request("PUT", "/api/v1/customers/cus_1", body))
+		checkDecoded(t, body, u.in, err)
+		a, err := decodeAddAddress(context.Background(), request("POST", "/api/v1/customers/cus_1/addresses", body))
+		checkDecoded(t, body, a.in, err)
 	})
+}
+
+func checkDecoded(t *testing.T, body string, in any, err error) {
+	t.Helper()
+	if err == nil {
+		if !jsonbody.OnlyPlainText(in) {
+			t.Fatalf("body %q decoded with a control character: %+v", body, in)
+		}
+		return
+	}
+	e, ok := apperr.As(err)
+	if !ok || (e.Kind != apperr.KindInvalid) {
+		t.Fatalf("body %q gave %v", body, err)
+	}
+	if e.Code == apperr.CodeValidation && len(e.Details) == 0 && !strings.Contains(e.Message, "object") {
+		t.Fatalf("validation error without details for %q: %v", body, err)
+	}
 }

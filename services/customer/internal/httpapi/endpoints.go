@@ -23,8 +23,9 @@ type Endpoints struct {
 }
 
 type createRequest struct {
-	who customer.Caller
-	in  customer.CreateInput
+	who   customer.Caller
+	reads bool
+	in    customer.CreateInput
 }
 type idRequest struct {
 	who customer.Caller
@@ -32,14 +33,16 @@ type idRequest struct {
 }
 type listRequest struct{ q customer.ListQuery }
 type updateRequest struct {
-	who customer.Caller
-	id  string
-	in  customer.Fields
+	who   customer.Caller
+	reads bool
+	id    string
+	in    customer.Fields
 }
 type addAddressRequest struct {
-	who customer.Caller
-	id  string
-	in  customer.AddressInput
+	who   customer.Caller
+	reads bool
+	id    string
+	in    customer.AddressInput
 }
 
 // Pagination describes a list page. Totals of searches are exact up to
@@ -59,7 +62,7 @@ func MakeEndpoints(svc *customer.Service, in *kitserver.Instrumenter) Endpoints 
 	return Endpoints{
 		Create: kitserver.NewEndpoint(func(ctx context.Context, r createRequest) (kitserver.Result, error) {
 			c, err := svc.Create(ctx, r.who, r.in)
-			return shown(http.StatusCreated, "Customer created successfully; field verification has been initiated", c, err)
+			return written(r.reads, http.StatusCreated, "Customer created successfully; field verification has been initiated", c, err)
 		}, in.Wrap("create_customer")),
 		Get: kitserver.NewEndpoint(func(ctx context.Context, r idRequest) (kitserver.Result, error) {
 			c, err := svc.Get(ctx, r.who, r.id)
@@ -87,7 +90,7 @@ func MakeEndpoints(svc *customer.Service, in *kitserver.Instrumenter) Endpoints 
 		}, in.Wrap("list_customers")),
 		Update: kitserver.NewEndpoint(func(ctx context.Context, r updateRequest) (kitserver.Result, error) {
 			c, err := svc.Update(ctx, r.who, r.id, r.in)
-			return shown(http.StatusOK, "Customer updated successfully", c, err)
+			return written(r.reads, http.StatusOK, "Customer updated successfully", c, err)
 		}, in.Wrap("update_customer")),
 		Delete: kitserver.NewEndpoint(func(ctx context.Context, r idRequest) (kitserver.Result, error) {
 			err := svc.Delete(ctx, r.who, r.id)
@@ -95,7 +98,12 @@ func MakeEndpoints(svc *customer.Service, in *kitserver.Instrumenter) Endpoints 
 		}, in.Wrap("delete_customer")),
 		AddAddress: kitserver.NewEndpoint(func(ctx context.Context, r addAddressRequest) (kitserver.Result, error) {
 			c, err := svc.AddAddress(ctx, r.who, r.id, r.in)
-			return shown(http.StatusCreated, "Address added successfully; field verification has been initiated", c, err)
+			res, err := written(r.reads, http.StatusCreated, "Address added successfully; field verification has been initiated", c, err)
+			if rc, ok := res.Data.(view.Receipt); ok {
+				rc.AddressID = c.Addresses[len(c.Addresses)-1].ID
+				res.Data = rc
+			}
+			return res, err
 		}, in.Wrap("add_address")),
 		Status: kitserver.NewEndpoint(func(ctx context.Context, r idRequest) (kitserver.Result, error) {
 			c, err := svc.Get(ctx, r.who, r.id)
@@ -105,6 +113,15 @@ func MakeEndpoints(svc *customer.Service, in *kitserver.Instrumenter) Endpoints 
 			return kitserver.Result{Message: "Verification status retrieved successfully", Data: view.StatusOf(c)}, nil
 		}, in.Wrap("get_verification_status")),
 	}
+}
+
+// written answers a write: with the customer as shown to a caller that
+// may read it, with its receipt to one that may not.
+func written(reads bool, status int, message string, c customer.Customer, err error) (kitserver.Result, error) {
+	if err != nil || reads {
+		return shown(status, message, c, err)
+	}
+	return kitserver.Result{Status: status, Message: message, Data: view.ReceiptOf(c)}, nil
 }
 
 // shown answers with the customer as shown, or with err.

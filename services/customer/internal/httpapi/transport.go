@@ -36,8 +36,15 @@ func caller(ctx context.Context) customer.Caller {
 	return customer.Caller{OrgID: p.OrgID, Env: string(p.Env), RecordLimit: p.RecordLimit}
 }
 
+// reads reports whether the caller may read customers, and so see the
+// record its write made (view.Receipt otherwise).
+func reads(ctx context.Context) bool {
+	p, _ := principal.From(ctx)
+	return p.HasScope(principal.ScopeRead)
+}
+
 func decodeCreate(ctx context.Context, r *http.Request) (createRequest, error) {
-	req := createRequest{who: caller(ctx)}
+	req := createRequest{who: caller(ctx), reads: reads(ctx)}
 	return req, jsonbody.ReadInto(r, maxBody, &req.in, readOnly...)
 }
 
@@ -46,7 +53,7 @@ func decodeID(ctx context.Context, r *http.Request) (idRequest, error) {
 }
 
 func decodeUpdate(ctx context.Context, r *http.Request) (updateRequest, error) {
-	req := updateRequest{who: caller(ctx), id: r.PathValue("id")}
+	req := updateRequest{who: caller(ctx), reads: reads(ctx), id: r.PathValue("id")}
 	b, err := jsonbody.Read(r, maxBody)
 	if err != nil {
 		return req, err
@@ -56,7 +63,7 @@ func decodeUpdate(ctx context.Context, r *http.Request) (updateRequest, error) {
 }
 
 func decodeAddAddress(ctx context.Context, r *http.Request) (addAddressRequest, error) {
-	req := addAddressRequest{who: caller(ctx), id: r.PathValue("id")}
+	req := addAddressRequest{who: caller(ctx), reads: reads(ctx), id: r.PathValue("id")}
 	return req, jsonbody.ReadInto(r, maxBody, &req.in)
 }
 

@@ -28,11 +28,13 @@ func (s *Store) open(id, field string, b []byte) (string, error) {
 func (t *txn) Insert(ctx context.Context, c customer.Customer) error {
 	b := &pgx.Batch{}
 	b.Queue(`INSERT INTO customers (id, org_id, env, first_name, last_name, phone, email, occupation, bvn_enc, nin_enc,
-		passport_number, loan_id, loan_type, relog_reason, status, submitted_at, created_at, updated_at, search_text)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19)`,
+		passport_number, loan_id, loan_type, relog_reason, status, submitted_at, created_at, updated_at, search_text,
+		loan_key, email_key)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)`,
 		c.ID, c.OrgID, c.Env, c.FirstName, c.LastName, c.Phone, nullable(c.Email), nullable(c.Occupation),
 		t.sealed(c, "bvn", c.BVN), t.sealed(c, "nin", c.NIN), nullable(c.PassportNumber), nullable(c.LoanID),
-		nullable(c.LoanType), nullable(c.RelogReason), c.Status, c.SubmittedAt, c.CreatedAt, c.UpdatedAt, customer.SearchText(c))
+		nullable(c.LoanType), nullable(c.RelogReason), c.Status, c.SubmittedAt, c.CreatedAt, c.UpdatedAt, customer.SearchText(c),
+		nullable(customer.LoanKey(c.LoanID)), nullable(customer.EmailKey(c.Email)))
 	for i, a := range c.Addresses {
 		queueAddress(b, c.ID, a, i)
 	}
@@ -171,10 +173,17 @@ func (s *Store) children(ctx context.Context, q querier, ids []string) (map[stri
 }
 
 func (t *txn) UpdatePersonal(ctx context.Context, c customer.Customer) error {
+	// A key is rewritten only with its value: a customer left without
+	// one by migration 005 (it shared it with an older customer) keeps
+	// none while its loanId or email stays as it is, so changing another
+	// field is not refused as a duplicate.
 	_, err := t.tx.Exec(ctx, `UPDATE customers SET first_name=$2, last_name=$3, phone=$4, email=$5, occupation=$6, bvn_enc=$7,
-		nin_enc=$8, passport_number=$9, loan_id=$10, loan_type=$11, updated_at=$12, search_text=$13 WHERE id=$1`,
+		nin_enc=$8, passport_number=$9, loan_id=$10, loan_type=$11, updated_at=$12, search_text=$13,
+		loan_key = CASE WHEN loan_id IS DISTINCT FROM $10 THEN $14 ELSE loan_key END,
+		email_key = CASE WHEN email IS DISTINCT FROM $5 THEN $15 ELSE email_key END WHERE id=$1`,
 		c.ID, c.FirstName, c.LastName, c.Phone, nullable(c.Email), nullable(c.Occupation), t.sealed(c, "bvn", c.BVN),
-		t.sealed(c, "nin", c.NIN), nullable(c.PassportNumber), nullable(c.LoanID), nullable(c.LoanType), c.UpdatedAt, customer.SearchText(c))
+		t.sealed(c, "nin", c.NIN), nullable(c.PassportNumber), nullable(c.LoanID), nullable(c.LoanType), c.UpdatedAt, customer.SearchText(c),
+		nullable(customer.LoanKey(c.LoanID)), nullable(customer.EmailKey(c.Email)))
 	return err
 }
 

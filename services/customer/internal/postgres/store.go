@@ -46,7 +46,10 @@ func translate(err error) error {
 	if _, ok := apperr.As(err); !ok {
 		if c, ok := pgdb.UniqueViolation(err); ok {
 			// The advisory locks make this a backstop only.
-			field := map[string]string{"customers_unique_phone": "phone", "customers_unique_email": "email", "customers_unique_loan": "loanId"}[c]
+			// The raw-value indexes stay until the release after the keys
+			// (expand, then contract): the previous release still uses them.
+			field := map[string]string{"customers_unique_phone": "phone", "customers_unique_email_key": "email", "customers_unique_loan_key": "loanId",
+				"customers_unique_email": "email", "customers_unique_loan": "loanId"}[c]
 			if field != "" {
 				return customer.DuplicateError([]customer.Duplicate{{Field: field}})
 			}
@@ -82,10 +85,10 @@ func (t *txn) FindDuplicates(ctx context.Context, orgID, env string, values map[
 			 WHERE org_id = $1 AND env = $2 AND deleted_at IS NULL AND phone = $3 AND id <> $6
 			UNION ALL
 			SELECT 'email', id, created_at FROM customers
-			 WHERE org_id = $1 AND env = $2 AND deleted_at IS NULL AND email = $4 AND id <> $6
+			 WHERE org_id = $1 AND env = $2 AND deleted_at IS NULL AND email_key = $4 AND id <> $6
 			UNION ALL
 			SELECT 'loanId', id, created_at FROM customers
-			 WHERE org_id = $1 AND env = $2 AND deleted_at IS NULL AND loan_id = $5 AND id <> $6
+			 WHERE org_id = $1 AND env = $2 AND deleted_at IS NULL AND loan_key = $5 AND id <> $6
 		) m ORDER BY field, created_at DESC`,
 		orgID, env, nullable(values["phone"]), nullable(values["email"]), nullable(values["loanId"]), exceptID)
 	if err != nil {

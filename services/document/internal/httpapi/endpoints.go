@@ -20,6 +20,7 @@ type Endpoints struct {
 
 type addLinkRequest struct {
 	who        document.Caller
+	reads      bool // the caller may read customers: see view.Receipt
 	customerID string
 	in         document.LinkInput
 }
@@ -43,7 +44,7 @@ func MakeEndpoints(svc *document.Service, v View, in *kitserver.Instrumenter) En
 			if err != nil {
 				return kitserver.Result{}, err
 			}
-			return kitserver.Result{Status: http.StatusCreated, Message: "Document added successfully", Data: v.Of(d)}, nil
+			return kitserver.Result{Status: http.StatusCreated, Message: "Document added successfully", Data: v.Written(d, r.reads)}, nil
 		}, in.Wrap("add_document_link")),
 		List: kitserver.NewEndpoint(func(ctx context.Context, r listRequest) (kitserver.Result, error) {
 			ds, err := svc.List(ctx, r.who, r.customerID)

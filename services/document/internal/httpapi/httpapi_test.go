@@ -77,7 +77,11 @@ func serve(t *testing.T, pool *pgxpool.Pool, files document.Files) fixture {
 	eps := httpapi.MakeEndpoints(svc, v, kitserver.NewInstrumenter(logging.Discard(), tel.Meter("document")))
 	protect := func(h http.Handler, _ ...principal.Kind) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			p := principal.Principal{Kind: principal.KindAPIKey, OrgID: r.Header.Get("X-Org"), Env: principal.Env(r.Header.Get("X-Env"))}
+			p := principal.Principal{Kind: principal.KindAPIKey, OrgID: r.Header.Get("X-Org"), Env: principal.Env(r.Header.Get("X-Env")),
+				Scopes: []string{principal.ScopeRead, principal.ScopeWrite}}
+			if s := r.Header.Get("X-Scopes"); s != "" {
+				p.Scopes = strings.Split(s, ",")
+			}
 			h.ServeHTTP(w, r.WithContext(principal.With(r.Context(), p)))
 		})
 	}

@@ -65,8 +65,15 @@ func caller(ctx context.Context) document.Caller {
 	return document.Caller{OrgID: p.OrgID, Env: string(p.Env)}
 }
 
+// reads reports whether the caller may read customers, and so see the
+// document its write added in full.
+func reads(ctx context.Context) bool {
+	p, _ := principal.From(ctx)
+	return p.HasScope(principal.ScopeRead)
+}
+
 func decodeAddLink(ctx context.Context, r *http.Request) (addLinkRequest, error) {
-	req := addLinkRequest{who: caller(ctx), customerID: r.PathValue("id")}
+	req := addLinkRequest{who: caller(ctx), reads: reads(ctx), customerID: r.PathValue("id")}
 	b, err := jsonbody.Read(r, maxJSON)
 	if err != nil {
 		return req, err
@@ -166,7 +173,7 @@ func uploadHandler(svc *document.Service, v View, up Uploads, log *slog.Logger) 
 			fail(err)
 			return
 		}
-		envelope.OK(ctx, w, http.StatusCreated, "Document stored", v.Of(d))
+		envelope.OK(ctx, w, http.StatusCreated, "Document stored", v.Written(d, reads(ctx)))
 	})
 }
 

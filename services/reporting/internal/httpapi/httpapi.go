@@ -31,7 +31,10 @@ type verifyRequest struct{ code string }
 // Verification is what the public verify endpoint answers: enough to
 // tell a genuine report from a forged one, nothing personal.
 type Verification struct {
-	Genuine     bool    `json:"genuine"`
+	Genuine bool `json:"genuine"`
+	// Reason says why a report the code names is not genuine
+	// (WITHDRAWN: its customer was deleted); null when it is.
+	Reason      *string `json:"reason"`
 	ReportID    string  `json:"reportId"`
 	CustomerID  string  `json:"customerId"`
 	Status      string  `json:"status"`
@@ -45,13 +48,20 @@ type Verification struct {
 func MakeEndpoints(svc *report.Service, in *kitserver.Instrumenter) Endpoints {
 	return Endpoints{
 		Verify: kitserver.NewEndpoint(func(ctx context.Context, r verifyRequest) (kitserver.Result, error) {
-			rep, err := svc.Verify(ctx, r.code)
+			v, err := svc.Verify(ctx, r.code)
 			if err != nil {
 				return kitserver.Result{}, err
 			}
-			return kitserver.Result{Message: "This report is genuine", Data: Verification{Genuine: true, ReportID: rep.ID,
+			rep := v.Report
+			out := Verification{Genuine: !v.Withdrawn, ReportID: rep.ID,
 				CustomerID: rep.CustomerID, Status: rep.Status, Version: rep.Version,
-				GeneratedAt: envelope.Timestamp(rep.GeneratedAt), SHA256: rep.SHA256, Environment: rep.Env}}, nil
+				GeneratedAt: envelope.Timestamp(rep.GeneratedAt), SHA256: rep.SHA256, Environment: rep.Env}
+			if v.Withdrawn {
+				reason := report.ReasonWithdrawn
+				out.Reason = &reason
+				return kitserver.Result{Message: "This report was withdrawn: the lender deleted its customer, so it must not be relied on", Data: out}, nil
+			}
+			return kitserver.Result{Message: "This report is genuine", Data: out}, nil
 		}, in.Wrap("verify_report")),
 		SetBrand: kitserver.NewEndpoint(func(ctx context.Context, r brandRequest) (kitserver.Result, error) {
 			b, err := svc.SetBrand(ctx, r.who, r.in)

@@ -252,7 +252,17 @@ func TestVerifyAcceptsAGenuineCodeAndRefusesAForgedOne(t *testing.T) {
 	if strings.Contains(string(r.body), "Ọkọrọ") || strings.Contains(string(r.body), "5678") {
 		t.Fatalf("the verify answer carries personal data: %s", r.body)
 	}
-
+	if !strings.Contains(string(r.body), `"reason":null`) {
+		t.Fatalf("a genuine report has a reason: %s", r.body)
+	}
+	// The lender deletes the customer: the code still names the report,
+	// which is no longer genuine.
+	f.customerEvent(t, who, events.TypeCustomerDeleted, id)
+	r = f.get(t, nobody, "/api/v1/reports/verify/"+code)
+	if r.status != http.StatusOK || !strings.Contains(string(r.body), `"genuine":false`) || !strings.Contains(string(r.body), `"reason":"WITHDRAWN"`) ||
+		!strings.Contains(string(r.body), id) {
+		t.Fatalf("the code of a deleted customer's report: %d %s", r.status, r.body)
+	}
 }
 
 // customersSay stands in for the customer service's answer.

@@ -138,6 +138,17 @@ func (s *Store) ByCode(ctx context.Context, code string) (report.Report, error) 
 	return scan(s.Pool().QueryRow(ctx, `SELECT `+cols+` FROM reports WHERE code = $1`, code))
 }
 
+// CustomerDeleted implements report.Repository.
+func (s *Store) CustomerDeleted(ctx context.Context, r report.Report) (bool, error) {
+	var deleted bool
+	err := s.Pool().QueryRow(ctx, `SELECT deleted FROM customers WHERE customer_id = $1 AND org_id = $2 AND env = $3`,
+		r.CustomerID, r.OrgID, r.Env).Scan(&deleted)
+	if pgdb.IsNoRows(err) {
+		return false, nil // a report is rendered only for a customer known here
+	}
+	return deleted, err
+}
+
 // SaveOrganization implements report.Tx.
 func (t txn) SaveOrganization(ctx context.Context, o report.Organization) error {
 	_, err := t.tx.Exec(ctx, `INSERT INTO organizations (org_id, name, plan, version) VALUES ($1, $2, $3, $4)

@@ -84,6 +84,9 @@ type Repository interface {
 	// ByCode is the report a verification code names, or
 	// ErrReportNotFound.
 	ByCode(ctx context.Context, code string) (Report, error)
+	// CustomerDeleted reports whether the report's customer was deleted,
+	// as customer.deleted told this context.
+	CustomerDeleted(ctx context.Context, r Report) (bool, error)
 	SaveBrand(ctx context.Context, who Caller, b Brand, keepLogo bool) (Brand, error)
 	// Brand is the caller's branding, or ErrBrandNotSet.
 	Brand(ctx context.Context, who Caller) (Brand, error)
@@ -256,12 +259,31 @@ func (s *Service) Latest(ctx context.Context, who Caller, customerID string) (Re
 // Verify returns the report a code names; a forged or malformed code is
 // ErrReportNotFound. The code is the capability: it is not scoped to a
 // tenant, and the answer carries nothing personal.
-func (s *Service) Verify(ctx context.Context, code string) (Report, error) {
+func (s *Service) Verify(ctx context.Context, code string) (Verification, error) {
 	if !ValidCode(code) {
-		return Report{}, ErrReportNotFound
+		return Verification{}, ErrReportNotFound
 	}
-	return s.repo.ByCode(ctx, code)
+	r, err := s.repo.ByCode(ctx, code)
+	if err != nil {
+		return Verification{}, err
+	}
+	deleted, err := s.repo.CustomerDeleted(ctx, r)
+	return Verification{Report: r, Withdrawn: deleted}, err
 }
+
+// Verification is what a report's code vouches for: the report, and
+// whether it was withdrawn. A lender deletes a customer when the record
+// must no longer be relied on (a mistake, a fraud, a request to erase),
+// so a report of a deleted customer is no longer genuine, whoever still
+// holds its PDF; the check still names it, so that the holder knows the
+// code itself was not forged.
+type Verification struct {
+	Report
+	Withdrawn bool
+}
+
+// ReasonWithdrawn is why a report a code names is not genuine.
+const ReasonWithdrawn = "WITHDRAWN"
 
 // StorageUnavailable is the 503 for an object store that does not answer.
 func StorageUnavailable(err error) error {

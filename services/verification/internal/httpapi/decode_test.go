@@ -9,6 +9,7 @@ import (
 
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/envelope"
+	"github.com/kycfield/kyc/pkg/jsonbody"
 	"github.com/kycfield/kyc/services/verification/internal/verification"
 )
 
@@ -40,6 +41,9 @@ func FuzzDecodeTaskChange(f *testing.F) {
 		if err != nil {
 			clientError(t, err)
 			return
+		}
+		if !jsonbody.OnlyPlainText(req.in) {
+			t.Fatalf("%q decoded with a control character: %+v", body, req.in)
 		}
 		if req.idem.Key != key || len(req.idem.Fingerprint) != 64 || req.addressID != "adr_1" {
 			t.Fatalf("decoded %+v", req)

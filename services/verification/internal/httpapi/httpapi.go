@@ -115,6 +115,7 @@ func photo(svc *verification.Service, photos PhotoStore, log *slog.Logger) http.
 		h.Set("ETag", etag)
 		h.Set("Cache-Control", "private, max-age=86400, immutable")
 		h.Set("Content-Disposition", fmt.Sprintf(`inline; filename="%s-%s%s"`, p.Tag, p.ID, photoTypes[p.ContentType]))
+		h.Set("X-Content-Type-Options", "nosniff") // served inline: never sniffed as anything but an image
 		if _, err := io.Copy(w, body); err != nil {
 			log.WarnContext(ctx, "photo download interrupted", "photo", p.ID, "err", err)
 		}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/wiretext"
 )
 
 // Lagos is West Africa Time (UTC+1, no daylight saving), where the
@@ -54,8 +54,8 @@ func (o Outcome) check() error {
 		switch {
 		case utf8.RuneCountInString(v) > maxText:
 			d = append(d, apperr.Detail{Field: field, Message: fmt.Sprintf("must be at most %d characters", maxText)})
-		case !plainText(v):
-			d = append(d, apperr.Detail{Field: field, Message: "must be text without control characters (line breaks and tabs are fine)"})
+		case !wiretext.Plain(v):
+			d = append(d, apperr.Detail{Field: field, Message: wiretext.PlainMessage})
 		}
 	}
 	if o.Resident != nil && o.Resident.YearsAtAddress != nil && (*o.Resident.YearsAtAddress < 0 || *o.Resident.YearsAtAddress > 120) {
@@ -85,22 +85,6 @@ func (o Outcome) texts() map[string]string {
 		t["neighbour.notes"] = o.Neighbour.Notes
 	}
 	return t
-}
-
-// plainText reports whether s is valid UTF-8 with no control character
-// but line breaks and tabs: a NUL cannot be stored (it was a 500), and
-// terminal escapes or bells have no business in a report or a lender's
-// logs.
-func plainText(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' {
-			return false
-		}
-	}
-	return true
 }
 
 // outcomeProblems checks the outcome and what goes with it.

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/jsonbody"
 	"github.com/kycfield/kyc/services/webhook/internal/httpapi"
 )
 
@@ -14,9 +15,15 @@ func FuzzDecodeCreate(f *testing.F) {
 		`{"events":["*","verification.completed"],"description":"x"}`, `[]`, `{"url":"x","secret":"whsec_"}`, `{`, ``} {
 		f.Add([]byte(s))
 	}
+	f.Add([]byte("{\"url\":\"https://hooks.example.com/kyc\",\"description\":\"ops \\u001b[31mred\"}"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, err := range []error{first(httpapi.DecodeCreate(b)), first(httpapi.DecodeUpdate(b))} {
+		c, cerr := httpapi.DecodeCreate(b)
+		u, uerr := httpapi.DecodeUpdate(b)
+		for i, err := range []error{cerr, uerr} {
 			if err == nil {
+				if in := []any{c, u}[i]; !jsonbody.OnlyPlainText(in) {
+					t.Fatalf("%q decoded with a control character: %+v", b, in)
+				}
 				continue
 			}
 			e, ok := apperr.As(err)
@@ -26,5 +33,3 @@ func FuzzDecodeCreate(f *testing.F) {
 		}
 	})
 }
-
-func first[T any](_ T, err error) error { return err }

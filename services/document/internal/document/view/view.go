@@ -38,3 +38,21 @@ func (v View) Of(d document.Document) Document {
 	}
 	return out
 }
+
+// Receipt is what adding a document answers to a caller that may not
+// read customers (kyc:write without kyc:read): the document's id and
+// when it was taken, not its name, link or hash.
+type Receipt struct {
+	ID         string  `json:"id"`
+	CustomerID string  `json:"customerId"`
+	UploadedAt *string `json:"uploadedAt"`
+}
+
+// Written renders d for the caller of the write that added it: in full
+// when it may read (reads), as a Receipt otherwise.
+func (v View) Written(d document.Document, reads bool) any {
+	if reads {
+		return v.Of(d)
+	}
+	return Receipt{ID: d.ID, CustomerID: d.CustomerID, UploadedAt: envelope.Timestamp(d.UploadedAt)}
+}
