@@ -4,7 +4,6 @@ go 1.26.8
 
 require (
 	github.com/jackc/pgx/v5 v5.12.0
-	github.com/kycfield/kyc/api v0.0.0
 	github.com/kycfield/kyc/pkg v0.0.0
 	golang.org/x/text v0.42.0
 )
