@@ -74,28 +74,11 @@ func TestLiveVisitFarFromTheExpectedLocation(t *testing.T) {
 			t.Errorf("the report lacks %q", w)
 		}
 	}
-	if n := amberPixels(t, pdf); n < 4 {
+	if n := pdftest.Pixels(t, pdf, 50, checkInAmber); n < 4 {
 		t.Errorf("the report's pages show no check-in marker of the position diagram (%d amber pixels)", n)
 	}
 }
 
-// amberPixels counts, over every page as pdftoppm draws it, pixels of
-// the diagram's check-in marker colour, which nothing else in a VERIFIED
-// report uses.
-func amberPixels(t *testing.T, pdf []byte) int {
-	t.Helper()
-	n := 0
-	for p := 1; p <= len(pdftest.Pages(t, pdf)); p++ {
-		img := pdftest.Page(t, pdf, p, 50)
-		b := img.Bounds()
-		for y := b.Min.Y; y < b.Max.Y; y++ {
-			for x := b.Min.X; x < b.Max.X; x++ {
-				r, g, bl, _ := img.At(x, y).RGBA()
-				if r, g, bl := r>>8, g>>8, bl>>8; r > 165 && r < 195 && g > 95 && g < 125 && bl < 30 {
-					n++
-				}
-			}
-		}
-	}
-	return n
-}
+// checkInAmber is the diagram's check-in marker colour, which nothing
+// else in a VERIFIED report uses.
+var checkInAmber = pdftest.Colour{R: [2]uint8{166, 194}, G: [2]uint8{96, 124}, B: [2]uint8{0, 29}}

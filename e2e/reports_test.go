@@ -198,20 +198,7 @@ func TestReportVerifyIsRateLimitedPerIP(t *testing.T) {
 // (pdftoppm), the pixels of the sandbox photos' sky blue.
 func skyPixels(t *testing.T, pdf []byte) int {
 	t.Helper()
-	n := 0
-	for p := 1; p <= len(pdftest.Pages(t, pdf)); p++ {
-		img := pdftest.Page(t, pdf, p, 30)
-		b := img.Bounds()
-		for y := b.Min.Y; y < b.Max.Y; y++ {
-			for x := b.Min.X; x < b.Max.X; x++ {
-				r, g, bl, _ := img.At(x, y).RGBA()
-				if r, g, bl := r>>8, g>>8, bl>>8; r > 115 && r < 155 && g > 170 && g < 210 && bl > 215 {
-					n++
-				}
-			}
-		}
-	}
-	return n
+	return pdftest.Pixels(t, pdf, 30, pdftest.Colour{R: [2]uint8{116, 154}, G: [2]uint8{171, 209}, B: [2]uint8{216, 255}})
 }
 
 // TestEnterpriseWhiteLabelsItsReports: an Enterprise organization's

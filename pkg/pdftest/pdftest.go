@@ -70,3 +70,31 @@ func Page(t testing.TB, pdf []byte, n, dpi int) image.Image {
 	}
 	return img
 }
+
+// Colour is a range of RGB colours (8 bits a channel, bounds included).
+type Colour struct{ R, G, B [2]uint8 }
+
+func (c Colour) has(r, g, b uint8) bool {
+	return r >= c.R[0] && r <= c.R[1] && g >= c.G[0] && g <= c.G[1] && b >= c.B[0] && b <= c.B[1]
+}
+
+// Pixels counts, over every page of pdf drawn by pdftoppm at dpi, the
+// pixels whose colour is in c: whether a photo, a marker or a band a
+// person would see was drawn, asked of a second, independent reader.
+func Pixels(t testing.TB, pdf []byte, dpi int, c Colour) int {
+	t.Helper()
+	n := 0
+	for p := 1; p <= len(Pages(t, pdf)); p++ {
+		img := Page(t, pdf, p, dpi)
+		b := img.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				r, g, bl, _ := img.At(x, y).RGBA()
+				if c.has(uint8(r>>8), uint8(g>>8), uint8(bl>>8)) {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}

@@ -17,20 +17,7 @@ import (
 // it, so they are there exactly when the position diagram is drawn.
 func checkInPixels(t *testing.T, b []byte) int {
 	t.Helper()
-	n := 0
-	for p := 1; p <= len(pdftest.Pages(t, b)); p++ {
-		img := pdftest.Page(t, b, p, 50)
-		bd := img.Bounds()
-		for y := bd.Min.Y; y < bd.Max.Y; y++ {
-			for x := bd.Min.X; x < bd.Max.X; x++ {
-				r, g, bl, _ := img.At(x, y).RGBA()
-				if r, g, bl := r>>8, g>>8, bl>>8; r > 165 && r < 195 && g > 95 && g < 125 && bl < 30 {
-					n++
-				}
-			}
-		}
-	}
-	return n
+	return pdftest.Pixels(t, b, 50, pdftest.Colour{R: [2]uint8{166, 194}, G: [2]uint8{96, 124}, B: [2]uint8{0, 29}})
 }
 
 // TestPositionDiagramIsDrawn: a visit with a check-in and photo positions
