@@ -142,6 +142,9 @@ func TestDashboardAppPlan(t *testing.T) {
 	d.signUp(false)
 	d.do(chromedp.SetValue(chromedp.ID("key-env"), "live"), tap(chromedp.ID("create-key")))
 	d.see("Live (production) access requires the Growth or Enterprise plan")
+	// The refusal says where to lift it.
+	d.do(tap(chromedp.CSS(`.form-error a[href="#/plan"]`)))
+	d.see("Invoice preview")
 
 	// Live chosen in the header on Developer: the page says why it shows nothing.
 	d.do(tap(chromedp.CSS(`input[name=env][value=live]`)), tap(chromedp.CSS(`nav a[href="#/customers"]`)))
@@ -222,6 +225,10 @@ func TestDashboardAppCustomers(t *testing.T) {
 	d.do(tap(chromedp.CSS(`a[href="#/customers/` + c.ID + `"]`)))
 	d.see("Timeline")
 	d.see("Evidence photos")
+	// What the visit found, in words: where, how precisely, whom the agent met.
+	for _, w := range []string{"Expected location", "GPS accuracy ±", "Resident interviewed", "Building", "from completion"} {
+		d.see(w)
+	}
 	d.do(chromedp.PollFunction[chromedp.Void](`() => [...document.querySelectorAll(".photos img")].every((i) => i.complete && i.naturalWidth > 0)`,
 		chromedp.WithPollingTimeout(time.Minute)))
 	d.shot("06-customer")

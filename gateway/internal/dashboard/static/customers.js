@@ -7,7 +7,14 @@ import { h, field, busy, when, table, showError } from "./dom.js";
 const statuses = ["PENDING", "IN_PROGRESS", "VERIFIED", "REJECTED"];
 const words = { PENDING: "Pending", ASSIGNED: "Assigned", IN_PROGRESS: "In progress", VERIFIED: "Verified", REJECTED: "Rejected",
   FAILED: "Failed", NO_ACCESS: "No access" };
+// Reason codes in words (the code stays beside them for support).
+const reasons = { ADDRESS_NOT_FOUND: "Address not found", WRONG_ADDRESS: "Wrong address", INVALID_ADDRESS: "Invalid address",
+  CUSTOMER_NOT_KNOWN_AT_ADDRESS: "Customer not known at the address", CUSTOMER_MOVED: "Customer has moved", NO_ACCESS: "No access",
+  UNSAFE_AREA: "Unsafe area", OTHER: "Other" };
 const say = (s) => words[s] || s;
+const reason = (r) => (reasons[r] ? [reasons[r], " ", h("code", { class: "muted" }, r)] : r);
+const metres = (m) => (m < 1000 ? `${Math.round(m)} m` : `${(m / 1000).toFixed(1)} km`);
+const coords = (lat, lng) => `${lat.toFixed(6)}, ${lng.toFixed(6)}`;
 
 // The list's filters and the cursors of the pages before this one, kept
 // while the person opens a customer and comes back.
@@ -116,7 +123,9 @@ function address(id, a, i) {
   const photos = h("div", { class: "photos" });
   for (const p of v.verificationPhotos || []) {
     const img = h("img", { alt: `${p.tag.replace(/_/g, " ")}, taken ${when(p.capturedAt)}` });
-    photos.append(h("figure", {}, img, h("figcaption", { class: "muted" }, p.tag.replace(/_/g, " "))));
+    photos.append(h("figure", {}, img, h("figcaption", { class: "muted" }, p.tag.replace(/_/g, " "), h("br", {}), when(p.capturedAt),
+      p.latitude != null && [h("br", {}), coords(p.latitude, p.longitude),
+        p.distanceFromCompletionMeters != null && ` · ${metres(p.distanceFromCompletionMeters)} from completion`])));
     // The photo needs the session's headers: fetch it, then show the copy.
     file(new URL(p.url, location.href).pathname.replace(/^\/api\/v1/, ""))
       .then((b) => { img.src = URL.createObjectURL(b); })
@@ -125,15 +134,35 @@ function address(id, a, i) {
   return h("section", { class: "card", "aria-labelledby": "addr-" + i },
     h("h3", { id: "addr-" + i }, `${a.label || "Address " + (i + 1)}: ${say(a.status)}`),
     h("p", {}, line, a.landmark && ` (${a.landmark})`),
-    v.verifiedAddress && h("p", {}, "Verified as: ", v.verifiedAddress),
-    v.agent && h("p", {}, "Agent: ", v.agent.name),
-    v.agentNotes && h("p", {}, "Notes: ", v.agentNotes),
-    v.reason && h("p", {}, "Reason: ", v.reason, v.diagnostics && ` — ${v.diagnostics}`),
+    h("dl", { class: "facts" }, evidence(a, v)),
     flags(i, v),
     h("h4", {}, "Timeline"),
     (v.timeline || []).length ? h("ol", { class: "timeline" }, v.timeline.map((t) => h("li", {}, `${say(t.status)} — ${when(t.at)} (${t.by})`)))
       : h("p", { class: "muted" }, "Waiting for the first step."),
     (v.verificationPhotos || []).length ? [h("h4", {}, `Evidence photos (${v.verificationPhotos.length})`), photos] : null);
+}
+
+// evidence is what the visit found, each fact only when recorded.
+function evidence(a, v) {
+  const e = a.expectedLocation;
+  const r = v.resident;
+  const b = v.building;
+  return [
+    e && fact("Expected location", [coords(e.latitude, e.longitude), ` (${{ TOWN: "town", LGA: "LGA", STATE: "state" }[e.precision] || e.precision})`,
+      v.distanceFromExpectedMeters != null && ` · visit ${metres(v.distanceFromExpectedMeters)} away`]),
+    v.verifiedAddress && fact("Verified as", v.verifiedAddress),
+    v.verifiedLatitude != null && fact("Coordinates", [coords(v.verifiedLatitude, v.verifiedLongitude),
+      v.gpsAccuracyMeters != null && ` (GPS accuracy ±${Math.round(v.gpsAccuracyMeters)} m)`]),
+    v.checkIn && fact("Checked in", [when(v.checkIn.at), v.distanceFromCheckInMeters != null && ` · ${metres(v.distanceFromCheckInMeters)} from completion`]),
+    v.verifiedAt && fact("Visited", when(v.verifiedAt)),
+    v.agent && fact("Agent", v.agent.name),
+    r && fact("Resident interviewed", [r.name || "name not given", r.relationship && `, ${r.relationship}`,
+      r.yearsAtAddress != null && `, ${r.yearsAtAddress} years at the address`]),
+    v.neighbour && fact("Neighbour", [v.neighbour.confirmed ? "Confirmed" : "Did not confirm", v.neighbour.notes && `: ${v.neighbour.notes}`]),
+    b && fact("Building", [b.type, b.colour && ` · ${b.colour}`, b.gatePresent != null && (b.gatePresent ? " · gate" : " · no gate")]),
+    v.agentNotes && fact("Agent's notes", v.agentNotes),
+    v.reason && fact("Reason", [reason(v.reason), v.diagnostics && ` — ${v.diagnostics}`]),
+  ];
 }
 
 // flags lists the evidence flags as sentences, most serious first, with

@@ -44,6 +44,8 @@ export function showError(scope, err) {
     scope.prepend(summary);
   }
   summary.textContent = err.message;
+  // An error only a plan change can lift says where to make it.
+  if (planCodes.includes(err.code)) summary.append(" ", h("a", { href: "#/plan" }, "Change the plan"));
   for (const d of err.details || []) {
     const input = scope.querySelector(`[data-field="${CSS.escape(d.field)}"]`);
     if (!input) continue;
@@ -53,6 +55,9 @@ export function showError(scope, err) {
   const first = scope.querySelector("[aria-invalid]");
   if (first) first.focus();
 }
+
+// planCodes are the errors a plan change lifts.
+const planCodes = ["PLAN_UPGRADE_REQUIRED", "PLAN_LIMIT_EXCEEDED", "QUOTA_EXCEEDED"];
 
 // busy disables a button while its call runs, so a double press does
 // not send twice, and reports the error beside it.
@@ -69,8 +74,11 @@ export async function busy(button, scope, fn) {
   }
 }
 
+// when is a moment in the reader's time zone, with the zone named: a
+// lender's team may sit in Lagos, London or Nairobi.
 export function when(iso) {
-  return iso ? new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" }) : "never";
+  return iso ? new Date(iso).toLocaleString("en-GB", { day: "numeric", month: "short", year: "numeric", hour: "2-digit",
+    minute: "2-digit", timeZoneName: "short" }) : "never";
 }
 
 export function money(cents) {
