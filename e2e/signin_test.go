@@ -178,22 +178,30 @@ func TestAgentSignInIsLimitedPerAddress(t *testing.T) {
 }
 
 // An outsider who knows an agent's phone gets 5 guesses from an address
-// and cannot destroy the agent's pending code.
+// and cannot destroy the agent's pending code. Writing the phone in its
+// other forms (0803..., with spaces or dashes) buys no more guesses: every
+// form counts as the one number. The agent signs in with the local form.
 func TestAgentCodeSurvivesAnOutsidersGuesses(t *testing.T) {
 	t.Parallel()
 	_, ph, code := agentWithCode(t, P, "Ngozi Okafor", []string{"Enugu"}, nil)
+	forms := []string{ph, localPhone(ph), strings.ReplaceAll(localPhone(ph), " ", "-"), "+234 " + ph[4:7] + " " + ph[7:]}
 	outsider, _ := newBrowserFrom(t)
 	got := burstOf(t, outsider, 12, "/agent/v1/session", func(i int) any {
 		c, _ := strconv.Atoi(code)
-		return map[string]any{"phone": ph, "code": fmt.Sprintf("%06d", (c+1+i)%1_000_000)}
+		return map[string]any{"phone": forms[i%len(forms)], "code": fmt.Sprintf("%06d", (c+1+i)%1_000_000)}
 	})
 	if got[http.StatusUnauthorized] != 5 || got[http.StatusTooManyRequests] != 7 {
-		t.Fatalf("12 wrong codes from one address: %v; want 5 x 401 and 7 x 429", got)
+		t.Fatalf("12 wrong codes from one address, the phone in 4 forms: %v; want 5 x 401 and 7 x 429", got)
 	}
 	agent, _ := newBrowserFrom(t)
-	if r := agent.call("POST", "/agent/v1/session", map[string]any{"phone": ph, "code": code}); r.Status != http.StatusCreated {
-		t.Fatalf("the agent's own sign-in after the outsider's guesses: %d %s", r.Status, r.Body)
+	if r := agent.call("POST", "/agent/v1/session", map[string]any{"phone": localPhone(ph), "code": code}); r.Status != http.StatusCreated {
+		t.Fatalf("the agent's own sign-in (%q) after the outsider's guesses: %d %s", localPhone(ph), r.Status, r.Body)
 	}
+}
+
+// localPhone is an E.164 Nigerian number as agents write it: 0803 123 4567.
+func localPhone(e164 string) string {
+	return "0" + e164[4:7] + " " + e164[7:10] + " " + e164[10:]
 }
 
 // The agent app tells a throttled agent to wait, not that the phone is

@@ -29,7 +29,7 @@ func TestAdminAgents(t *testing.T) {
 		http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE")
 	for what, body := range map[string]map[string]any{
 		"no states":         {"name": "Adé Bello", "phone": ph},
-		"a bad phone":       {"name": "Adé Bello", "phone": "08031234567", "states": []string{"Lagos"}},
+		"a bad phone":       {"name": "Adé Bello", "phone": "0803123456", "states": []string{"Lagos"}},
 		"an unknown state":  {"name": "Adé Bello", "phone": ph, "states": []string{"Atlantis"}},
 		"states as text":    {"name": "Adé Bello", "phone": ph, "states": "Lagos"},
 		"an unknown member": {"name": "Adé Bello", "phone": ph, "states": []string{"Lagos"}, "email": "a@example.com"},

@@ -57,7 +57,7 @@ func (in AgentInput) check() (AgentInput, error) {
 	}
 	phone, ok := normalPhone(in.Phone)
 	if !ok {
-		d = append(d, apperr.Detail{Field: "phone", Message: "must be a Nigerian number in E.164 format: +234 followed by 10 digits starting with 7, 8 or 9"})
+		d = append(d, apperr.Detail{Field: "phone", Message: "must be a Nigerian mobile number: +234 and 10 digits starting with 7, 8 or 9, or the local form 0 and the same 10 digits"})
 	}
 	in.Phone = phone
 	if len(in.States) == 0 {
@@ -93,19 +93,6 @@ func lgaOf(states []string, name string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func normalPhone(s string) (string, bool) {
-	s = strings.ReplaceAll(strings.TrimSpace(s), " ", "")
-	if len(s) != 14 || !strings.HasPrefix(s, "+234") || !strings.ContainsRune("789", rune(s[4])) {
-		return "", false
-	}
-	for _, r := range s[1:] {
-		if r < '0' || r > '9' {
-			return "", false
-		}
-	}
-	return s, true
 }
 
 // CreateAgent records a new active agent and offers it the waiting work
