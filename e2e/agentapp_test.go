@@ -134,7 +134,7 @@ func (p *phoneApp) signIn(v fieldVisit, shoot bool) {
 	if shoot {
 		p.shot("02-tasks")
 	}
-	p.do(tap(chromedp.CSS(`section[aria-label="Ngozi Okafor"] button`)))
+	p.do(tap(chromedp.CSS(`section[aria-label^="Ngozi Okafor, 12 Adebayo Road"] button`)))
 	p.see("Green gate, ask for Mama Ngozi")
 	p.see("Opposite the mosque")
 	if shoot {
@@ -230,6 +230,7 @@ func TestAgentAppVerifiedVisit(t *testing.T) {
 	t.Logf("submit tapped online to the lender's status showing VERIFIED: %s", time.Since(p.submitted).Round(time.Millisecond))
 	p.see("All changes sent")
 	p.see("No tasks")
+	p.see("Sent: Verified for Ngozi Okafor, 12 Adebayo Road, Ado Ekiti.")
 	p.shot("09-sent")
 	raw := lenderSeesVerified(t, v)
 	if !strings.Contains(raw, "PHOTO_GPS_FAR_FROM_COMPLETION") || !strings.Contains(raw, "was taken 5.0 km from where the visit was completed") {
@@ -280,6 +281,7 @@ func TestAgentAppOfflineQueue(t *testing.T) {
 	p.do(chromedp.Reload())
 	p.see("3 waiting to sync")
 	p.see("Done: Verified")
+	p.see("Saved: Verified for Ngozi Okafor, 12 Adebayo Road, Osogbo. It will be sent when there is a network.")
 	if _, s := status(t, v.key, v.customerID); s.OverallStatus == "VERIFIED" {
 		t.Fatal("verified while the phone was offline")
 	}
@@ -287,6 +289,7 @@ func TestAgentAppOfflineQueue(t *testing.T) {
 	p.online(true)
 	p.see("All changes sent")
 	p.see("No tasks")
+	p.see("Sent: Verified for Ngozi Okafor, 12 Adebayo Road, Osogbo.")
 	lenderSeesVerified(t, v)
 }
 
@@ -315,9 +318,10 @@ func TestAgentAppNoAccessRevisit(t *testing.T) {
 	p.see("Gate locked, nobody answered")
 	p.do(tap(chromedp.ID("next"), chromedp.NodeEnabled))
 	p.see("All changes sent")
-	// The task comes back for the next working day, first on the list.
-	p.see("Re-visit due")
-	p.see("9:00")
+	// The task comes back for the next working day, first on the list,
+	// marked as a re-visit, due at 09:00 Lagos time.
+	p.see("Re-visit")
+	p.see("09:00 WAT")
 	p.see("1 earlier visit(s)")
 	p.shot("11-revisit")
 	if _, s := status(t, v.key, v.customerID); s.Addresses[0].Status != "ASSIGNED" || s.OverallStatus == "VERIFIED" {

@@ -25,6 +25,7 @@ queue.configure({
   delivered(item) {
     if (item.kind === "complete") {
       store.saveVisit(item.taskId, null);
+      store.markSent(item.taskId);
       delete previews[item.taskId];
       loadTasks();
     }
@@ -37,6 +38,7 @@ queue.configure({
       const v = store.visit(item.taskId);
       delete v.done; // let the agent put it right and submit again
       store.saveVisit(item.taskId, v);
+      store.dismiss(item.taskId); // not sent: the notice above says why
     }
     loadTasks(); // show the platform's view of the list again
   },

@@ -6,7 +6,7 @@ import { h } from "./dom.js";
 import * as store from "./store.js";
 import * as queue from "./queue.js";
 import { go } from "./shell.js";
-import { state, position } from "./state.js";
+import { task, cardLabel, position } from "./state.js";
 import { stepHeader, nav } from "./steps.js";
 import * as trail from "./trail.js";
 
@@ -46,7 +46,8 @@ async function submit(id) {
   await queue.enqueue({ taskId: id, kind: "complete", body });
   v.done = o.outcome;
   store.saveVisit(id, v);
-  state.listNote = t("submitted");
+  const x = task(id);
+  store.confirm({ taskId: id, outcome: o.outcome, label: x ? cardLabel(x) : "", sent: false });
   queue.sync();
   go("list", null);
 }

@@ -27,9 +27,22 @@ export function go(screen, id = current.id) {
   current = { screen, id };
   const s = store.session();
   main.replaceChildren(...nodes(s ? (screens[screen] || screens.list)(id) : screens.signIn()));
-  main.focus();
+  // A new screen starts at its top, below the sticky header. Focusing
+  // <main> (for screen readers and the keyboard) must not scroll: the
+  // browser would bring <main>'s top to the top of the window, under the
+  // header, hiding the first lines of the list.
+  main.focus({ preventScroll: true });
+  window.scrollTo(0, 0);
   renderSync();
 }
+
+// The header's height, for CSS (scroll-padding-top): a control reached by
+// Tab is scrolled into view below the header, not under it. The height
+// changes with the sync bar and the text size the phone is set to.
+const header = document.querySelector("header");
+const headerHeight = () => document.documentElement.style.setProperty("--header-h", header.offsetHeight + "px");
+new ResizeObserver(headerHeight).observe(header);
+headerHeight();
 
 export function renderSync() {
   const el = document.getElementById("sync");

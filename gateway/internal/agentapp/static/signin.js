@@ -15,7 +15,8 @@ export function signIn() {
       e.preventDefault();
       msg.textContent = "";
       try {
-        const d = await call("POST", "/session", { body: { phone: phone.value.replace(/\s/g, ""), code: code.value.trim() } });
+        // Sent as typed: the platform reads every usual form (0803 123 4567, +234...).
+        const d = await call("POST", "/session", { body: { phone: phone.value.trim(), code: code.value.trim() } });
         store.setSession({ token: d.token, agent: d.agent, expiresAt: d.expiresAt });
         await loadTasks();
         queue.sync();

@@ -14,6 +14,23 @@ export const task = (id) => state.tasks.find((x) => x.id === id) || store.cached
 export const addressLine = (a) => [[a.streetNumber, a.streetName].filter(Boolean).join(" "), a.city, a.state].filter(Boolean).join(", ");
 export const when = (iso) => new Date(iso).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
 
+// dueTime is a due time as the platform sets it, in Lagos time whatever
+// zone the phone is set to, and says so: "Thu 27 Nov, 09:00 WAT". Lagos
+// keeps WAT (UTC+1) all year, so the zone's name is fixed.
+const lagos = new Intl.DateTimeFormat("en-GB", { timeZone: "Africa/Lagos", weekday: "short", day: "numeric", month: "short",
+  hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+export const dueTime = (iso) => lagos.format(new Date(iso)) + " WAT";
+
+// cardLabel names a task so that two alike (the same customer name on
+// one street) can be told apart: name, street number and street, LGA.
+export const cardLabel = (x) => [x.customerName, [x.streetNumber, x.streetName].filter(Boolean).join(" "), x.lga].filter(Boolean).join(", ");
+
+// byDue is the platform's order (GET /tasks): due time first, earliest
+// first, tasks without one last in the order they came. The app sorts
+// again so that the phone's cached copy and a list changed on the phone
+// keep it too. Array sort is stable.
+export const byDue = (a, b) => (a.dueAt ? 0 : 1) - (b.dueAt ? 0 : 1) || (a.dueAt ? Date.parse(a.dueAt) - Date.parse(b.dueAt) : 0);
+
 export async function loadTasks() {
   try {
     const d = await call("GET", "/tasks", { token: token() });

@@ -30,3 +30,13 @@ export const setTrail = (id, samples) => (samples ? set("trail." + id, samples) 
 export const notices = () => get("notices", []);
 export const addNotice = (msg) => set("notices", [...notices(), msg].slice(-5));
 export const clearNotices = () => set("notices", []);
+
+// sent is what the agent submitted, one confirmation per task, kept until
+// the agent dismisses it: a note that vanished when the outbox emptied
+// left agents unsure whether a visit had gone. Each is {taskId, outcome,
+// label, sent}: sent turns true when the platform has accepted it.
+export const confirmations = () => get("sent", []);
+const setConfirmations = (all) => set("sent", all);
+export const confirm = (c) => setConfirmations([...confirmations().filter((x) => x.taskId !== c.taskId), c]);
+export const markSent = (taskId) => setConfirmations(confirmations().map((x) => (x.taskId === taskId ? { ...x, sent: true } : x)));
+export const dismiss = (taskId) => setConfirmations(confirmations().filter((x) => x.taskId !== taskId));

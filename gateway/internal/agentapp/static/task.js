@@ -4,7 +4,7 @@ import { t } from "./strings.js";
 import { h } from "./dom.js";
 import * as store from "./store.js";
 import { go } from "./shell.js";
-import { task as find, addressLine } from "./state.js";
+import { task as find, addressLine, dueTime } from "./state.js";
 import { list } from "./list.js";
 
 export function task(id) {
@@ -16,6 +16,9 @@ export function task(id) {
     h("h2", {}, x.customerName),
     h("p", {}, addressLine(x)),
     h("dl", {},
+      x.lga && [h("dt", {}, t("lgaLabel")), h("dd", {}, x.lga)],
+      x.dueAt && [h("dt", {}, t("dueLabel")), h("dd", { class: "due" }, dueTime(x.dueAt))],
+      x.reviewNote && [h("dt", {}, t("reviewNoteLabel")), h("dd", {}, x.reviewNote)], // see list.js
       h("dt", {}, t("landmark")), h("dd", {}, x.landmark || t("none")),
       h("dt", {}, t("clientNotes")), h("dd", {}, x.notes || t("none")),
       x.attempts?.length ? [h("dt", {}, t("attempts", x.attempts.length)), h("dd", {}, x.attempts.map((a) => a.notes || a.reason).filter(Boolean).join("; "))] : null),
