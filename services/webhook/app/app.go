@@ -79,8 +79,14 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		store := postgres.New(base.DB, keys, base.Bus.Topic(event.TopicWebhook), events.Disabled)
 		policy := webhook.URLPolicy{SandboxPrivate: cfg.AllowPrivate, Resolver: net.DefaultResolver}
 		svc := webhook.NewService(store, policy, time.Now)
-		eps := httpapi.MakeEndpoints(svc, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
+		instr := kitserver.NewInstrumenter(log, base.Tel.Meter(name))
+		eps := httpapi.MakeEndpoints(svc, instr)
 		httpapi.Register(base.Mux, eps, base.Protect, log)
+		// The events API reads the messages the consumer stores; its
+		// cursors are sealed with the secrets' keyring (bound to the tenant
+		// and filters, so a tampered or foreign cursor is refused).
+		evs := webhook.NewEvents(store, keys, time.Now)
+		httpapi.RegisterEvents(base.Mux, httpapi.MakeEventEndpoints(evs, instr), base.Protect, log)
 		// Batches: one commit per batch of waiting events keeps the schedule
 		// fed at hundreds of events a second (BENCHMARKS.md section 6).
 		base.Subscribe(events.Subscriptions(store.Within, cfg.PublicURL)...)

@@ -25,31 +25,37 @@ func Subscriptions(within func(pgx.Tx) postgres.Tx, publicURL string) []inbox.Su
 		if d.AddressID == "" || d.CustomerID == "" {
 			return inbox.Permanent(fmt.Errorf("%s without customerId or addressId", e.Type))
 		}
-		return deliver(ctx, within(tx), e, func(t postgres.Tx) (any, []string, error) { return addressData(ctx, t, e, d) })
+		return deliver(ctx, within(tx), e, d.CustomerID, func(t postgres.Tx) (any, []string, error) { return addressData(ctx, t, e, d) })
 	}
 	onStatus := func(ctx context.Context, tx pgx.Tx, e event.Event, s customerStatus) error {
 		if s.CustomerID == "" {
 			return inbox.Permanent(fmt.Errorf("%s without customerId", e.Type))
 		}
-		return deliver(ctx, within(tx), e, func(t postgres.Tx) (any, []string, error) { return statusData(ctx, t, e, s, publicURL) })
+		return deliver(ctx, within(tx), e, s.CustomerID, func(t postgres.Tx) (any, []string, error) {
+			return statusData(ctx, t, e, s, publicURL)
+		})
 	}
 	return []inbox.Subscription{{Group: "webhook.verification", Topics: []string{event.TopicVerification}, Batch: 16,
 		Routes: []inbox.Route{inbox.On(onAddress, TypeAddressUpdated), inbox.On(onStatus, TypeCompleted, TypeRejected)}}}
 }
 
-// deliver enqueues e's message for the endpoints render names.
-func deliver(ctx context.Context, t postgres.Tx, e event.Event, render func(postgres.Tx) (any, []string, error)) error {
+// deliver stores e's message and enqueues it for the endpoints render
+// names. The message is stored even when no endpoint wants it: the
+// events API lists it, so an organization that adds its first endpoint
+// (or subscribes to one more type) after the event can still catch up.
+func deliver(ctx context.Context, t postgres.Tx, e event.Event, customerID string, render func(postgres.Tx) (any, []string, error)) error {
 	if e.OrgID == "" || e.Environment == "" {
 		return inbox.Permanent(fmt.Errorf("%s without organization or environment", e.Type))
 	}
 	data, endpoints, err := render(t)
-	if err != nil || len(endpoints) == 0 {
+	if err != nil {
 		return err
 	}
 	m, err := webhook.NewMessage(e.ID, e.Type, e.OrgID, e.Environment, e.Time, data)
 	if err != nil {
 		return inbox.Permanent(err)
 	}
+	m.CustomerID = customerID
 	_, err = t.Enqueue(ctx, m, endpoints)
 	return err
 }

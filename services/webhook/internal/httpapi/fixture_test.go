@@ -89,6 +89,9 @@ func setup(t *testing.T, o options) *fixture {
 	}
 	mux := http.NewServeMux()
 	httpapi.Register(mux, eps, protect, logging.Discard())
+	evs := webhook.NewEvents(store, keys, time.Now)
+	httpapi.RegisterEvents(mux, httpapi.MakeEventEndpoints(evs, kitserver.NewInstrumenter(logging.Discard(), tel.Meter("webhook"))),
+		protect, logging.Discard())
 	if o.schedule == nil {
 		o.schedule = webhook.Schedule{0, 50 * time.Millisecond, 100 * time.Millisecond, 150 * time.Millisecond}
 	}

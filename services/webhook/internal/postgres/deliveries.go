@@ -59,7 +59,8 @@ func (t Tx) Lookup(ctx context.Context, orgID, env, typ string, save *AddressVer
 	return subs, versions, nil
 }
 
-// Enqueue records m and a delivery to each endpoint, due now.
+// Enqueue records m and a delivery to each endpoint, due now (none:
+// m is only stored, for the events API).
 func (t Tx) Enqueue(ctx context.Context, m webhook.Message, endpointIDs []string) ([]webhook.Delivery, error) {
 	return enqueue(ctx, t.tx, m, endpointIDs)
 }
@@ -81,8 +82,13 @@ func enqueue(ctx context.Context, tx pgx.Tx, m webhook.Message, endpointIDs []st
 	now := time.Now().UTC()
 	out := make([]webhook.Delivery, 0, len(endpointIDs))
 	b := &pgx.Batch{}
-	b.Queue(`INSERT INTO messages (id, org_id, env, event_type, body, created_at, traceparent) VALUES ($1, $2, $3, $4, $5, $6, $7)
-		ON CONFLICT (id) DO NOTHING`, m.ID, m.OrgID, m.Env, m.Type, m.Body, m.CreatedAt, telemetry.Traceparent(ctx))
+	var customerID *string
+	if m.CustomerID != "" {
+		customerID = &m.CustomerID
+	}
+	b.Queue(`INSERT INTO messages (id, org_id, env, event_type, body, created_at, traceparent, customer_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
+		m.ID, m.OrgID, m.Env, m.Type, m.Body, m.CreatedAt, telemetry.Traceparent(ctx), customerID)
 	for _, eid := range endpointIDs {
 		d := webhook.Delivery{ID: ids.New("dlv"), EndpointID: eid, OrgID: m.OrgID, Env: m.Env, MessageID: m.ID, EventType: m.Type,
 			Status: webhook.StatusPending, NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now}
@@ -91,7 +97,9 @@ func enqueue(ctx context.Context, tx pgx.Tx, m webhook.Message, endpointIDs []st
 			d.ID, eid, m.OrgID, m.Env, m.ID, m.Type, d.Status, now)
 		out = append(out, d)
 	}
-	b.Queue(`SELECT pg_notify($1, '')`, NotifyChannel)
+	if len(endpointIDs) > 0 { // a message no endpoint wants is only stored
+		b.Queue(`SELECT pg_notify($1, '')`, NotifyChannel)
+	}
 	return out, tx.SendBatch(ctx, b).Close()
 }
 

@@ -127,6 +127,9 @@ type Message struct {
 	ID, OrgID, Env, Type string
 	Body                 []byte
 	CreatedAt            time.Time
+	// CustomerID is the customer the event is about ("" for webhook.test),
+	// for the events API's customerId filter.
+	CustomerID string
 }
 
 // Delivery is a message bound for one endpoint, with its schedule.
