@@ -79,6 +79,8 @@ var Table = []Route{
 	{"GET", "/api/v1/webhooks/{id}/deliveries", Webhook, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"POST", "/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry", Webhook, AuthAPIKey, principal.ScopeWrite, BodyNone},
 	{"POST", "/api/v1/webhooks/{id}/recover", Webhook, AuthAPIKey, principal.ScopeWrite, BodyJSON},
+	{"GET", "/api/v1/events", Webhook, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"GET", "/api/v1/events/{id}", Webhook, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"GET", "/api/v1/openapi.yaml", Gateway, AuthPublic, "", BodyNone},
 	{"GET", "/api/v1/reports/verify/{code}", Reporting, AuthOpen, "", BodyNone},
 	{"GET", "/api/v1/reports/branding", Reporting, AuthAPIKey, principal.ScopeRead, BodyNone},
