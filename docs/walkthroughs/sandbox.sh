@@ -31,6 +31,14 @@ echo "$(wc -c <"$WORK/building_front.jpg") bytes in $WORK/building_front.jpg"
 step "statistics: {total, pending, verified, rejected, inProgress, averageTurnaroundSeconds}"
 call GET "$API/verification/stats" -H "$AUTH"
 
+step "its events, each as its webhook carries it (the way to catch up after an outage)"
+events_of() {
+	EVENTS=$(call GET "$API/events?customerId=$ID&limit=5" -H "$AUTH") || exit 1
+	grep -q '"type":"verification.completed"' <<<"$EVENTS"
+}
+wait_until "the events of $ID" events_of   # stored as the webhook service takes them
+echo "$EVENTS"
+
 step "notes with SANDBOX_REJECT: the address is rejected, reason ADDRESS_NOT_FOUND"
 ID=$(sandbox_customer SANDBOX_REJECT)   # lib.sh: the steps above in one function
 sandbox_final "$ID"
