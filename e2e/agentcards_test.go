@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
@@ -104,8 +105,24 @@ func TestAgentAppTaskCards(t *testing.T) {
 	p.do(chromedp.Reload())
 	p.see("Today's tasks")
 	p.see(sent)
-	// Dismissed by keyboard, it is gone for good.
-	p.do(chromedp.Focus(chromedp.CSS(`#main .sent button`)), chromedp.KeyEvent("\r"))
+	// Dismissed by keyboard, it is gone for good. The list may be drawn
+	// again while it syncs after the reload (a button found a moment ago
+	// is then gone): focus the current one and press Enter until the
+	// confirmation has left the screen.
+	for i := 0; ; i++ {
+		focused, _ := chromedp.Run(p.ctx, chromedp.Evaluate[bool](
+			`(() => { const b = document.querySelector("#main .sent button"); if (!b) return false; b.focus(); return document.activeElement === b; })()`))
+		if focused {
+			p.do(chromedp.KeyEvent("\r"))
+		}
+		if gone, _ := chromedp.Run(p.ctx, chromedp.Evaluate[bool](`document.querySelector("#main .sent") === null`)); gone {
+			break
+		}
+		if i == 100 {
+			t.Fatalf("Enter on Dismiss left the confirmation: %s", p.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	p.do(chromedp.Reload())
 	p.see("Today's tasks")
 	if strings.Contains(p.screen(), "Sent:") {
