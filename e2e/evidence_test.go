@@ -1,12 +1,7 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
-	"image"
-	"image/color"
-	"image/jpeg"
-	"math/rand/v2"
 	"net/http"
 	"strings"
 	"testing"
@@ -14,31 +9,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kycfield/kyc/e2e/harness"
+	"github.com/kycfield/kyc/pkg/exiftest"
 )
 
 // scenePhoto is a photo-like JPEG of its own (a gradient and seeded
 // blocks): no other test uploads it, so a PHOTO_REUSED here is this
 // test's reuse.
-func scenePhoto(seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, uint64(len(uuid.NewString()))))
-	img := image.NewRGBA(image.Rect(0, 0, 320, 240))
-	for y := range 240 {
-		for x := range 320 {
-			img.Set(x, y, color.RGBA{uint8(100 + y/3), uint8(150 + x/7), 230, 255})
-		}
-	}
-	for range 10 {
-		x0, y0, c := r.IntN(320), 80+r.IntN(160), color.RGBA{uint8(r.IntN(256)), uint8(r.IntN(256)), uint8(r.IntN(256)), 255}
-		for y := y0; y < min(240, y0+30+r.IntN(80)); y++ {
-			for x := x0; x < min(320, x0+40+r.IntN(80)); x++ {
-				img.Set(x, y, c)
-			}
-		}
-	}
-	var b bytes.Buffer
-	_ = jpeg.Encode(&b, img, &jpeg.Options{Quality: 90})
-	return b.Bytes()
-}
+func scenePhoto(seed uint64) []byte { return exiftest.Scene(seed, 36, 90) }
 
 func (a *fieldAgent) upload(addressID, tag string, jpg []byte) {
 	a.t.Helper()

@@ -1,18 +1,14 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"image"
-	"image/color"
-	"image/jpeg"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kycfield/kyc/pkg/exiftest"
 	"github.com/kycfield/kyc/services/verification/internal/httpapi"
 	"github.com/kycfield/kyc/services/verification/internal/verification"
 )
@@ -21,26 +17,7 @@ import (
 // are two pictures; quality changes the file, not the picture.
 func scene(t *testing.T, seed uint64, quality int) []byte {
 	t.Helper()
-	r := rand.New(rand.NewPCG(seed, 1))
-	img := image.NewRGBA(image.Rect(0, 0, 320, 240))
-	for y := range 240 {
-		for x := range 320 {
-			img.Set(x, y, color.RGBA{uint8(100 + y/3), uint8(150 + x/7), 230, 255})
-		}
-	}
-	for range 10 {
-		x0, y0, c := r.IntN(320), 80+r.IntN(160), color.RGBA{uint8(r.IntN(256)), uint8(r.IntN(256)), uint8(r.IntN(256)), 255}
-		for y := y0; y < min(240, y0+30+r.IntN(80)); y++ {
-			for x := x0; x < min(320, x0+40+r.IntN(80)); x++ {
-				img.Set(x, y, c)
-			}
-		}
-	}
-	var b bytes.Buffer
-	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: quality}); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return exiftest.Scene(seed, 1, quality)
 }
 
 // visit checks in at `at`, uploads the photos, waits `took` on the

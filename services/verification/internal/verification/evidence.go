@@ -4,15 +4,15 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/kycfield/kyc/pkg/gazetteer"
 )
 
-// distance is the great-circle distance between two points in metres.
+// distance is the great-circle distance between two points in metres
+// (the gazetteer's haversine, so every distance the platform reports is
+// worked out one way).
 func distance(aLat, aLng, bLat, bLng float64) float64 {
-	const r = 6_371_000
-	rad := math.Pi / 180
-	dLat, dLng := (bLat-aLat)*rad, (bLng-aLng)*rad
-	h := math.Sin(dLat/2)*math.Sin(dLat/2) + math.Cos(aLat*rad)*math.Cos(bLat*rad)*math.Sin(dLng/2)*math.Sin(dLng/2)
-	return 2 * r * math.Asin(math.Sqrt(h))
+	return gazetteer.Distance(gazetteer.Point{Latitude: aLat, Longitude: aLng}, gazetteer.Point{Latitude: bLat, Longitude: bLng})
 }
 
 // Position is where a photo was taken: the file's EXIF GPS where it
