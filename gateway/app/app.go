@@ -107,7 +107,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 	limiter := quota.New(rdb, cfg.RedisPrefix, log, meter)
 	reporter := usage.New(writer, usageTopic, cfg.UsageInterval, log)
 	gw := edge.New(edge.Options{Upstreams: upstreams, MaxJSON: cfg.MaxJSONBody, MaxUpload: cfg.MaxUploadBody,
-		TrustedHops: cfg.TrustedHops, OpenAPI: api.OpenAPI, Timeout: cfg.UpstreamTimeout, Sessions: src,
+		TrustedHops: cfg.TrustedHops, OpenAPI: api.OpenAPI, Timeout: cfg.UpstreamTimeout, Sessions: src, Staff: src,
 		// Clients' traceparent is not trusted: every trace starts here.
 		Instrument: func(h http.Handler) http.Handler { return tel.Server(h, telemetry.ServerOptions{}) },
 		Transport:  tel.Transport},

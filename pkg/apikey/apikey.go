@@ -27,8 +27,11 @@ const (
 const (
 	EventOrgCreated  = "organization.created"
 	EventPlanChanged = "organization.plan_changed"
-	EventKeyCreated  = "apikey.created"
-	EventKeyChanged  = "apikey.updated"
+	// EventSettingsChanged: an operations admin changed the organization's
+	// review policy or SLA target.
+	EventSettingsChanged = "organization.settings_changed"
+	EventKeyCreated      = "apikey.created"
+	EventKeyChanged      = "apikey.updated"
 )
 
 // ResolvePath is auth-billing's internal endpoint that resolves a key hash
@@ -104,4 +107,8 @@ type OrgState struct {
 	Plan Plan   `json:"plan"`
 	// Version grows with every change, so a cache can refuse older states.
 	Version int64 `json:"version"`
+	// ReviewPolicy (NONE, FLAGGED, ALL) and SLAHours are the operations
+	// settings; empty and 0 mean NONE and 72.
+	ReviewPolicy string `json:"reviewPolicy,omitempty"`
+	SLAHours     int    `json:"slaHours,omitempty"`
 }

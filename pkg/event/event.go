@@ -20,6 +20,9 @@ const (
 	TopicDocument     = "document-events"
 	TopicReporting    = "reporting-events"
 	TopicWebhook      = "webhook-events"
+	// TopicStaffAudit carries what our operations staff did, from every
+	// service they act through (pkg/staffaudit).
+	TopicStaffAudit = "staff-audit"
 )
 
 // Event is the JSON envelope of every message.

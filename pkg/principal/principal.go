@@ -45,6 +45,14 @@ const (
 	// gateway): the reporting service reading a customer's evidence photos
 	// to put them in the report.
 	KindService Kind = "service"
+	// KindStaff is a member of our own operations staff, signed in to the
+	// operations console (StaffID and Role set, no organization): it can
+	// never come from an API key or a lender's dashboard session.
+	KindStaff Kind = "staff"
+	// KindAdminToken is the operators' admin token (kycctl) on a service's
+	// /admin/v1 API. It is never signed or sent: the service puts it in
+	// the request's context itself, so that the audit log can name it.
+	KindAdminToken Kind = "admin-token"
 )
 
 // Env is the data environment a caller works in.
@@ -81,6 +89,10 @@ type Principal struct {
 	// allows; 0 means unlimited. It comes from auth-billing's plan table
 	// so that no service hard-codes plan rules.
 	RecordLimit int `json:"recordLimit,omitempty"`
+	// StaffID, StaffName and Role are set for KindStaff only.
+	StaffID   string `json:"staff,omitempty"`
+	StaffName string `json:"staffName,omitempty"`
+	Role      Role   `json:"role,omitempty"`
 
 	Method  string `json:"m"`
 	Path    string `json:"p"`
@@ -168,6 +180,9 @@ func (s *Signer) Verify(header, method, path string) (Principal, error) {
 		return Principal{}, ErrUnbound
 	}
 	if p.Kind == KindAPIKey && (p.OrgID == "" || !p.Env.Valid()) {
+		return Principal{}, ErrInvalid
+	}
+	if p.Kind == KindStaff && (p.StaffID == "" || !p.Role.Valid() || p.OrgID != "") {
 		return Principal{}, ErrInvalid
 	}
 	return p, nil

@@ -46,6 +46,8 @@ type Options struct {
 	Timeout     time.Duration
 	// Sessions lets a dashboard session call the public API; nil refuses.
 	Sessions Sessions
+	// Staff checks the operations console's sessions; nil refuses them.
+	Staff Staff
 	// Instrument, when set, wraps the route mux (inside the request id, so
 	// that the mux pattern it sees is the one that matched): server spans
 	// and request metrics. Transport, when set, wraps the upstream
@@ -124,6 +126,8 @@ func (g *Gateway) route(rt routes.Route) http.Handler {
 			}
 			g.forward(w, r, rt, &state{p: principal.Principal{Kind: principal.KindEdge, ClientIP: g.clientIP(r)}})
 		})
+	case routes.AuthStaff:
+		return g.staff(rt)
 	case routes.AuthOpen:
 		return g.open(rt, newIPLimiter(openRate, openBurst, time.Now))
 	case routes.AuthAgent:

@@ -73,6 +73,30 @@ func (a *AuthBilling) ResolveSession(ctx context.Context, token, csrf string) (a
 	return out.Session, out.Org, nil
 }
 
+// ResolveStaff checks an operations staff session and its CSRF token,
+// uncached for the same reason as ResolveSession: signing out or
+// disabling a staff member ends their access at once.
+func (a *AuthBilling) ResolveStaff(ctx context.Context, token, csrf string) (principal.StaffState, error) {
+	var out struct {
+		Staff principal.StaffState `json:"staff"`
+	}
+	status, err := a.call(ctx, principal.StaffResolvePath, map[string]string{"token": token, "csrfToken": csrf}, &out)
+	switch {
+	case err != nil:
+		return principal.StaffState{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	case status == http.StatusUnauthorized:
+		return principal.StaffState{}, ErrNoSession
+	case status == http.StatusForbidden:
+		return principal.StaffState{}, ErrCSRF
+	case status != http.StatusOK:
+		return principal.StaffState{}, fmt.Errorf("%w: auth-billing answered %d", ErrUnavailable, status)
+	}
+	if out.Staff.ID == "" || !out.Staff.Role.Valid() {
+		return principal.StaffState{}, fmt.Errorf("%w: auth-billing answered a staff session without id or role", ErrUnavailable)
+	}
+	return out.Staff, nil
+}
+
 // call POSTs body to one of auth-billing's internal paths as the gateway
 // and decodes the envelope's data of a 200 into out.
 func (a *AuthBilling) call(ctx context.Context, path string, body, out any) (int, error) {

@@ -30,6 +30,10 @@ const (
 	// an edge principal and rate-limited per client IP: the report verify
 	// endpoint, where the code in the path is the only credential.
 	AuthOpen
+	// AuthStaff is the operations console: a staff session cookie and its
+	// CSRF header, checked by auth-billing, forwarded as a staff
+	// principal. API keys and lenders' sessions never pass.
+	AuthStaff
 )
 
 // Body says what a route accepts.
@@ -108,4 +112,6 @@ var Table = []Route{
 	{"PUT", "/dashboard/v1/plan", AuthBilling, AuthDashboard, "", BodyJSON},
 	{"GET", "/dashboard/v1/plan/preview", AuthBilling, AuthDashboard, "", BodyNone},
 	{"GET", "/dashboard/v1/usage", AuthBilling, AuthDashboard, "", BodyNone},
+
+	{"GET", "/ops/v1/me", AuthBilling, AuthStaff, "", BodyNone},
 }

@@ -28,7 +28,7 @@ import (
 var Service = platform.Service{Name: name, Port: 8084, Database: "kyc_verification", Bucket: "kyc-evidence",
 	Topics: topics, Events: events.Contract(), Run: platform.Runner(Run)}
 
-var topics = []string{event.TopicVerification, event.TopicCustomer, event.TopicDocument}
+var topics = []string{event.TopicVerification, event.TopicCustomer, event.TopicDocument, event.TopicAuth}
 
 // name is also what Run logs under (Run cannot read Service: Service
 // refers to Run).

@@ -28,7 +28,10 @@ func samples() []event.Sample {
 	rolled := key
 	expires := at.Add(24 * time.Hour)
 	rolled.ExpiresAt, rolled.Version = &expires, 3
+	settings := account.StateOf(org)
+	settings.ReviewPolicy, settings.SLAHours = "FLAGGED", 48
 	changes := []account.Change{
+		{Type: apikey.EventSettingsChanged, OrgID: org.ID, Data: settings},
 		{Type: account.EventOrgCreated, OrgID: org.ID, Data: account.StateOf(org)},
 		{Type: account.EventPlanChanged, OrgID: org.ID, Data: account.StateOf(org)},
 		{Type: account.EventKeyCreated, OrgID: key.OrgID, Env: string(key.Env), Data: account.KeyStateOf(key)},

@@ -21,7 +21,22 @@ const (
 	TypeAddressAdded    = "address.added"
 	// TypeDocumentAdded is the document context's.
 	TypeDocumentAdded = "document.added"
+	// Organization event types are auth-billing's.
+	TypeOrgCreated         = "organization.created"
+	TypeOrgPlanChanged     = "organization.plan_changed"
+	TypeOrgSettingsChanged = "organization.settings_changed"
 )
+
+// organization is the part of auth-billing's organization events this
+// context reads: the name and the operations settings (absent from
+// events published before they existed: no review, 72 hours).
+type organization struct {
+	ID           string `json:"id"`
+	Name         string `json:"name,omitempty"`
+	Version      int64  `json:"version"`
+	ReviewPolicy string `json:"reviewPolicy,omitempty"`
+	SLAHours     int    `json:"slaHours,omitempty"`
+}
 
 // customerChange is the part of the customer context's events this
 // context reads.
@@ -97,7 +112,16 @@ func Subscriptions(svc *verification.Service, within func(pgx.Tx) verification.T
 		}
 		return svc.DocumentAdded(ctx, within(tx), e.OrgID, e.Environment, d.CustomerID, d.Document.ID, doc)
 	}
+	onOrg := func(ctx context.Context, tx pgx.Tx, e event.Event, o organization) error {
+		if o.ID == "" || o.Version < 1 {
+			return inbox.Permanent(fmt.Errorf("%s without id or version", e.Type))
+		}
+		return svc.SaveOrgSettings(ctx, within(tx), verification.OrgSettings{OrgID: o.ID, Name: o.Name, ReviewPolicy: o.ReviewPolicy,
+			SLA: time.Duration(o.SLAHours) * time.Hour, Version: o.Version})
+	}
 	return []inbox.Subscription{
+		{Group: "verification.orgs", Topics: []string{event.TopicAuth}, Routes: []inbox.Route{
+			inbox.On(onOrg, TypeOrgCreated, TypeOrgPlanChanged, TypeOrgSettingsChanged)}},
 		{Group: "verification.customers", Topics: []string{event.TopicCustomer}, Routes: []inbox.Route{
 			inbox.On(onCustomer, TypeCustomerCreated, TypeCustomerUpdated, TypeCustomerDeleted, TypeAddressAdded)}},
 		{Group: "verification.documents", Topics: []string{event.TopicDocument}, Routes: []inbox.Route{

@@ -138,6 +138,11 @@ type Tx interface {
 	// ones another worker holds, and returns their customers.
 	DueSandbox(ctx context.Context, now time.Time, limit int) ([]SandboxDue, error)
 	Emit(ctx context.Context, ch Change) error
+	// SaveOrgSettings stores an organization's settings unless a newer
+	// version is already stored; OrgSettings reads them (defaults for an
+	// organization never announced).
+	SaveOrgSettings(ctx context.Context, o OrgSettings, at time.Time) error
+	OrgSettings(ctx context.Context, orgID string) (OrgSettings, error)
 
 	// CustomerOf returns the customer of an address (a job).
 	CustomerOf(ctx context.Context, addressID string) (string, error)
