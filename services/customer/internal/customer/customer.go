@@ -75,7 +75,10 @@ type Address struct {
 	// VerificationData is the verification context's result, as JSON.
 	VerificationData []byte
 	// Sequence orders status updates; older ones are ignored.
-	Sequence  int64
+	Sequence int64
+	// DueBy is what operations promise for a live address (nil in the
+	// sandbox, and until verification has announced it).
+	DueBy     *time.Time
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }

@@ -24,6 +24,9 @@ type AddressUpdate struct {
 	OccurredAt                                time.Time
 	OverallStatus                             string
 	VerificationDate                          *time.Time
+	// DueBy is what operations promise for a live address (nil keeps
+	// the address's last).
+	DueBy *time.Time
 }
 
 // ApplyAddressUpdate moves an address to the status the verification
@@ -52,7 +55,7 @@ func (s *Service) ApplyAddressUpdate(ctx context.Context, tx Tx, u AddressUpdate
 		return false, err
 	}
 	m := Move{CustomerID: u.CustomerID, AddressID: u.AddressID, Status: u.Status, VerificationData: u.VerificationData,
-		Sequence: u.Sequence, At: s.now().UTC(), CustomerStatus: u.OverallStatus, VerificationDate: u.VerificationDate}
+		Sequence: u.Sequence, At: s.now().UTC(), CustomerStatus: u.OverallStatus, VerificationDate: u.VerificationDate, DueBy: u.DueBy}
 	if m.CustomerStatus == "" {
 		// An event published before verification announced the overall
 		// status (in flight during the upgrade): the address is applied,
@@ -84,6 +87,7 @@ type Move struct {
 	At                            time.Time
 	CustomerStatus                string
 	VerificationDate              *time.Time
+	DueBy                         *time.Time // nil keeps the address's last
 	// CountFrom, when set, is the status whose counter the customer
 	// leaves for CustomerStatus's.
 	CountFrom string

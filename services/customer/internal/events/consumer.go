@@ -38,6 +38,8 @@ type AddressUpdated struct {
 	OccurredAt       time.Time       `json:"occurredAt"`
 	OverallStatus    string          `json:"overallStatus"`
 	VerificationDate *time.Time      `json:"verificationDate"`
+	// DueBy is the live address's promised time (absent in the sandbox).
+	DueBy *time.Time `json:"dueBy,omitempty"`
 }
 
 // DocumentAdded is the data of document.added that this context reads.
@@ -80,7 +82,8 @@ func Subscriptions(svc *customer.Service, within func(pgx.Tx) customer.Tx) []inb
 				}
 				_, err := svc.ApplyAddressUpdate(ctx, within(tx), customer.AddressUpdate{OrgID: e.OrgID, Env: e.Environment,
 					CustomerID: d.CustomerID, AddressID: d.AddressID, Status: d.Status, VerificationData: d.VerificationData,
-					Sequence: d.Sequence, OccurredAt: d.OccurredAt, OverallStatus: d.OverallStatus, VerificationDate: d.VerificationDate})
+					Sequence: d.Sequence, OccurredAt: d.OccurredAt, OverallStatus: d.OverallStatus, VerificationDate: d.VerificationDate,
+					DueBy: d.DueBy})
 				return err
 			}, TypeAddressUpdated),
 		}},

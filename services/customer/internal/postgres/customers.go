@@ -138,7 +138,7 @@ func (s *Store) children(ctx context.Context, q querier, ids []string) (map[stri
 		out[id] = &children{addresses: []customer.Address{}, documents: []customer.Document{}}
 	}
 	rows, err := q.Query(ctx, `SELECT customer_id, id, label, street_number, street_name, landmark, city, lga, state, country,
-		notes, status, verification_data, sequence, created_at, updated_at FROM addresses WHERE customer_id = ANY($1) ORDER BY customer_id, position`, ids)
+		notes, status, verification_data, sequence, created_at, updated_at, due_by FROM addresses WHERE customer_id = ANY($1) ORDER BY customer_id, position`, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ func (s *Store) children(ctx context.Context, q querier, ids []string) (map[stri
 		var cid string
 		var a customer.Address
 		if err := rows.Scan(&cid, &a.ID, &a.Label, &a.StreetNumber, &a.StreetName, &a.Landmark, &a.City, &a.LGA, &a.State,
-			&a.Country, &a.Notes, &a.Status, &a.VerificationData, &a.Sequence, &a.CreatedAt, &a.UpdatedAt); err != nil {
+			&a.Country, &a.Notes, &a.Status, &a.VerificationData, &a.Sequence, &a.CreatedAt, &a.UpdatedAt, &a.DueBy); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -207,7 +207,8 @@ func (t *txn) LockStatus(ctx context.Context, orgID, env, id string) (customer.S
 // replica's batch, then waits instead of deadlocking (locked from-then-to,
 // PENDING→IN_PROGRESS against IN_PROGRESS→VERIFIED deadlocked).
 const moveAddress = `WITH moved AS (
-	UPDATE addresses SET status = $4, verification_data = COALESCE($5::jsonb, verification_data), sequence = $6, updated_at = $7
+	UPDATE addresses SET status = $4, verification_data = COALESCE($5::jsonb, verification_data), sequence = $6, updated_at = $7,
+		due_by = COALESCE($12::timestamptz, due_by)
 	WHERE id = $3 AND customer_id = $1 AND sequence < $6 RETURNING 1
 ), restatused AS (
 	UPDATE customers SET status = $8, verification_date = $9, updated_at = $7
@@ -224,7 +225,7 @@ SELECT EXISTS (SELECT 1 FROM moved)`
 func (t *txn) MoveAddress(ctx context.Context, orgID, env string, m customer.Move) (bool, error) {
 	var moved bool
 	err := t.tx.QueryRow(ctx, moveAddress, m.CustomerID, orgID, m.AddressID, m.Status, nullJSON(m.VerificationData), m.Sequence,
-		m.At, m.CustomerStatus, m.VerificationDate, env, m.CountFrom).Scan(&moved)
+		m.At, m.CustomerStatus, m.VerificationDate, env, m.CountFrom, m.DueBy).Scan(&moved)
 	return moved, err
 }
 

@@ -30,6 +30,8 @@ func samples() []event.Sample {
 				Severity: verification.SeverityWarning, Message: "The visit lasted 1 min 30 s from check-in to completion (under 3 min)."}}},
 		Photos:    []verification.Photo{{ID: "pho_019a2b3c4d5e6f708192a3b4c5d6e7f8", Tag: "building_front", CapturedAt: at}},
 		CreatedAt: at, UpdatedAt: at, CompletedAt: &at}
+	due := at.Add(verification.DefaultSLA)
+	j.DueBy = &due
 	c := verification.Case{CustomerID: j.CustomerID, OrgID: j.OrgID, Env: j.Env, FirstName: "Ngozi", LastName: "Okafor",
 		Phone: "+2348031234567", LoanID: "LN-2026-001", LoanType: "PERSONAL", Documents: []byte("[]"), Status: verification.Verified,
 		VerificationDate: &at, CreatedAt: at, UpdatedAt: at, Jobs: []verification.Job{j}}

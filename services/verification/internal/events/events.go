@@ -38,6 +38,9 @@ type AddressUpdated struct {
 	// context shows what it announces.
 	OverallStatus    string  `json:"overallStatus"`
 	VerificationDate *string `json:"verificationDate"`
+	// DueBy is what operations promise for a live address (its creation
+	// plus the organization's SLA target then); absent in the sandbox.
+	DueBy *string `json:"dueBy,omitempty"`
 }
 
 // Publisher makes the event of each domain change.
@@ -55,5 +58,5 @@ func (p Publisher) Of(ch verification.Change) (event.Event, error) {
 	j := ch.Job
 	return event.New(ch.Type, c.OrgID, c.Env, AddressUpdated{CustomerID: c.CustomerID, AddressID: j.AddressID,
 		Status: j.Status, Sequence: j.Sequence, OccurredAt: j.UpdatedAt, VerificationData: p.View.Data(*j),
-		OverallStatus: c.Status, VerificationDate: view.Timestamp(c.VerificationDate)})
+		OverallStatus: c.Status, VerificationDate: view.Timestamp(c.VerificationDate), DueBy: view.Timestamp(j.DueBy)})
 }

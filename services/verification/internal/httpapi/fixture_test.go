@@ -94,6 +94,7 @@ func setup(t *testing.T) fixture {
 	mux := http.NewServeMux()
 	httpapi.Register(mux, eps, svc, photos, protect, logging.Discard())
 	httpapi.RegisterAdmin(mux, eps.Admin, adminToken, logging.Discard())
+	httpapi.RegisterOps(mux, eps.Ops, protect, logging.Discard())
 	return fixture{mux: mux, svc: svc, store: store, signer: signer, photos: photos, clock: clk}
 }
 
@@ -101,6 +102,7 @@ func setup(t *testing.T) fixture {
 type request struct {
 	method, path string
 	kind         principal.Kind // the signed principal's kind; none when empty
+	role         principal.Role // a staff principal's role (kind KindStaff)
 	admin        string         // the admin bearer token
 	agent        string         // the agent session token
 	idem         string         // Idempotency-Key
@@ -149,6 +151,9 @@ func (f fixture) do(t *testing.T, q request) response {
 	r := httptest.NewRequest(q.method, q.path, body)
 	if q.kind != "" {
 		p := principal.Principal{Kind: q.kind, OrgID: "org_test", Env: principal.EnvLive}
+		if q.kind == principal.KindStaff {
+			p = principal.Principal{Kind: q.kind, StaffID: "stf_test", StaffName: "Dayo Staff", Role: q.role}
+		}
 		r.Header.Set(principal.Header, f.signer.Sign(p, q.method, r.URL.EscapedPath()))
 	}
 	set := map[string]string{"Idempotency-Key": q.idem, principal.AgentTokenHeader: q.agent, "Content-Type": q.ctype}

@@ -25,6 +25,7 @@ type Endpoints struct {
 	Stats kitserver.Endpoint[verification.Caller]
 	Agent AgentEndpoints
 	Admin AdminEndpoints
+	Ops   OpsEndpoints
 }
 
 // Stats is the data of GET /api/v1/verification/stats: the spec's total,
@@ -59,6 +60,7 @@ func MakeEndpoints(svc *verification.Service, r view.Renderer, photos PhotoStore
 		}, in.Wrap("verification_stats")),
 		Agent: makeAgentEndpoints(svc, r, photos, in),
 		Admin: makeAdminEndpoints(svc, r, in),
+		Ops:   makeOpsEndpoints(svc, in),
 	}
 }
 

@@ -15,11 +15,11 @@ import (
 
 // openTasks counts an agent's ASSIGNED and IN_PROGRESS jobs.
 const agentCols = `a.id, a.name, a.phone, a.states, a.lgas, a.active, a.created_at, a.updated_at,
-	(SELECT count(*) FROM jobs j WHERE j.agent_id = a.id AND j.status IN ('ASSIGNED', 'IN_PROGRESS'))`
+	(SELECT count(*) FROM jobs j WHERE j.agent_id = a.id AND j.status IN ('ASSIGNED', 'IN_PROGRESS')), a.last_seen_at`
 
 func scanAgent(row pgx.Row) (verification.FieldAgent, error) {
 	var a verification.FieldAgent
-	err := row.Scan(&a.ID, &a.Name, &a.Phone, &a.States, &a.LGAs, &a.Active, &a.CreatedAt, &a.UpdatedAt, &a.OpenTasks)
+	err := row.Scan(&a.ID, &a.Name, &a.Phone, &a.States, &a.LGAs, &a.Active, &a.CreatedAt, &a.UpdatedAt, &a.OpenTasks, &a.LastSeen)
 	if pgdb.IsNoRows(err) {
 		return a, verification.ErrAgentNotFound
 	}
@@ -37,6 +37,11 @@ func prefixed(prefix, cols string) string {
 func (t *txn) InsertAgent(ctx context.Context, a verification.FieldAgent) error {
 	_, err := t.tx.Exec(ctx, `INSERT INTO agents (id, name, phone, states, lgas, active, created_at, updated_at)
 		VALUES ($1,$2,$3,$4,$5,$6,$7,$8)`, a.ID, a.Name, a.Phone, a.States, orEmpty(a.LGAs), a.Active, a.CreatedAt, a.UpdatedAt)
+	return phoneTaken(err)
+}
+
+// phoneTaken turns the unique phone's violation into the caller's error.
+func phoneTaken(err error) error {
 	if c, ok := pgdb.UniqueViolation(err); ok && c == "agents_phone_key" {
 		return apperr.Validation(apperr.Detail{Field: "phone", Message: "another agent has this phone number"})
 	}

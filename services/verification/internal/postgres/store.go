@@ -16,6 +16,7 @@ import (
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/outbox"
 	"github.com/kycfield/kyc/pkg/pgdb"
+	"github.com/kycfield/kyc/pkg/staffaudit"
 	"github.com/kycfield/kyc/pkg/telemetry"
 	"github.com/kycfield/kyc/services/verification/internal/verification"
 )
@@ -30,11 +31,13 @@ const SandboxChannel = "verification_sandbox"
 // Store implements verification.Store.
 type Store struct {
 	*pgdb.Store[verification.Tx, verification.Change]
+	// auditTopic is where staff actions go (AuditTo).
+	auditTopic string
 }
 
 // New returns a Store publishing on topic (full name).
 func New(pool *pgxpool.Pool, topic string, toEvent EventFunc) *Store {
-	s := &Store{}
+	s := &Store{auditTopic: staffaudit.Topic}
 	s.Store = pgdb.NewStore(pool, func(tx pgx.Tx) verification.Tx { return &txn{tx: tx, s: s} },
 		outbox.Emitter(topic, toEvent, func(ch verification.Change) string { return ch.Case.CustomerID }))
 	return s
@@ -59,7 +62,7 @@ func scanCase(row pgx.Row) (verification.Case, error) {
 }
 
 const jobCols = `address_id, customer_id, org_id, env, position, address, status, sequence, coalesce(agent_id, '') AS agent_id,
-	due_at, attempts, timeline, result, visit, created_at, updated_at, completed_at`
+	due_at, attempts, timeline, result, visit, created_at, updated_at, completed_at, due_by`
 
 func scanJob(row pgx.Row) (verification.Job, error) { return scanJobWith(row) }
 
@@ -68,7 +71,7 @@ func scanJobWith(row pgx.Row, after ...any) (verification.Job, error) {
 	var j verification.Job
 	var addr, attempts, timeline, result, visit []byte
 	dst := []any{&j.AddressID, &j.CustomerID, &j.OrgID, &j.Env, &j.Position, &addr, &j.Status, &j.Sequence, &j.AgentID,
-		&j.DueAt, &attempts, &timeline, &result, &visit, &j.CreatedAt, &j.UpdatedAt, &j.CompletedAt}
+		&j.DueAt, &attempts, &timeline, &result, &visit, &j.CreatedAt, &j.UpdatedAt, &j.CompletedAt, &j.DueBy}
 	err := row.Scan(append(dst, after...)...)
 	if err != nil {
 		return j, err
@@ -164,9 +167,9 @@ func (t *txn) InsertJob(ctx context.Context, j verification.Job) (bool, error) {
 	addr, _ := json.Marshal(j.Address)
 	timeline, _ := json.Marshal(j.Timeline)
 	tag, err := t.tx.Exec(ctx, `INSERT INTO jobs (address_id, customer_id, org_id, env, position, address, status, sequence,
-		due_at, timeline, created_at, updated_at, traceparent) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)
+		due_at, timeline, created_at, updated_at, traceparent, due_by) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)
 		ON CONFLICT (address_id) DO NOTHING`, j.AddressID, j.CustomerID, j.OrgID, j.Env, j.Position, addr, j.Status,
-		j.Sequence, j.DueAt, timeline, j.CreatedAt, j.UpdatedAt, telemetry.Traceparent(ctx))
+		j.Sequence, j.DueAt, timeline, j.CreatedAt, j.UpdatedAt, telemetry.Traceparent(ctx), j.DueBy)
 	if err != nil || tag.RowsAffected() == 0 {
 		return false, err
 	}

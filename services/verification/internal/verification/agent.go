@@ -27,6 +27,9 @@ type FieldAgent struct {
 	OpenTasks int
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// LastSeen is the agent's latest API call, sign-in or check-in, to
+	// the minute (nil before any).
+	LastSeen *time.Time
 }
 
 // Covers reports whether the agent works in state, and in lga too.
@@ -108,9 +111,15 @@ func (s *Service) CreateAgent(ctx context.Context, in AgentInput) (FieldAgent, e
 		if err := tx.InsertAgent(ctx, a); err != nil {
 			return err
 		}
-		return s.assignWaiting(ctx, tx, now)
+		if err := tx.Audit(ctx, "agent.create", a.ID, "", map[string]any{"name": a.Name, "states": a.States, "lgas": orNone(a.LGAs)}); err != nil {
+			return err
+		}
+		return s.assignWaitingIn(ctx, tx, a.States, now)
 	})
-	return a, err
+	if err != nil {
+		return a, err
+	}
+	return s.agent(ctx, a.ID) // with the tasks it took at once
 }
 
 // Agents lists every agent.
@@ -127,6 +136,13 @@ func (s *Service) SetAgentActive(ctx context.Context, id string, active bool) (F
 		now := s.now().UTC()
 		a.Active, a.UpdatedAt = active, now
 		if err := tx.UpdateAgent(ctx, a); err != nil {
+			return err
+		}
+		action := "agent.enable"
+		if !active {
+			action = "agent.disable"
+		}
+		if err := tx.Audit(ctx, action, a.ID, "", nil); err != nil {
 			return err
 		}
 		if !active {
@@ -161,6 +177,9 @@ func (s *Service) IssueCode(ctx context.Context, agentID string) (string, time.T
 		}
 		if !a.Active {
 			return apperr.New(apperr.KindConflict, CodeAgentDisabled, "The agent is disabled; enable it first")
+		}
+		if err := tx.Audit(ctx, "agent.code", a.ID, "", nil); err != nil {
+			return err
 		}
 		return tx.PutCode(ctx, a.ID, digest(code), expires)
 	})
@@ -224,6 +243,7 @@ func (s *Service) SignIn(ctx context.Context, phone, code, clientIP string) (str
 		// leaves it counted, so it does not fail the sign-in.
 		address, pair := signInKeys(p, clientIP)
 		_ = s.store.SignedIn(ctx, address, pair)
+		_ = s.store.TouchAgent(ctx, a.ID, now)
 	}
 	return token, a, expires, err
 }
@@ -233,7 +253,15 @@ func (s *Service) Authenticate(ctx context.Context, token string) (FieldAgent, e
 	if !strings.HasPrefix(token, "agt_tok_") {
 		return FieldAgent{}, ErrNoSession
 	}
-	return s.store.AgentBySession(ctx, digest(token), s.now().UTC())
+	now := s.now().UTC()
+	a, err := s.store.AgentBySession(ctx, digest(token), now)
+	if err != nil {
+		return a, err
+	}
+	// Last seen is for the console; failing to note it must not fail the
+	// agent's call.
+	_ = s.store.TouchAgent(ctx, a.ID, now)
+	return a, nil
 }
 
 // ErrNoSession is answered for a missing, unknown, expired or revoked

@@ -140,6 +140,9 @@ func (s *Service) Reassign(ctx context.Context, addressID, agentID string) (Task
 				return err
 			}
 			out = taskOf(*c, *j)
+			if err := tx.Audit(ctx, "task.reassign", j.AddressID, j.OrgID, map[string]any{"agentId": a.ID}); err != nil {
+				return err
+			}
 			return s.changed(ctx, tx, c, j, nil, now)
 		})
 	})

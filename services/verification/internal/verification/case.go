@@ -104,6 +104,7 @@ type Store interface {
 	// side (operations).
 	Evidence(ctx context.Context, addressID string) (Evidence, error)
 	SignInAttempts
+	OpsStore
 }
 
 // Waiting is a live job waiting for an agent.
@@ -181,4 +182,5 @@ type Tx interface {
 	// for it.
 	InsertPhotoHash(ctx context.Context, j Job, p Photo, matches []PhotoMatch) error
 	InsertTrail(ctx context.Context, t VisitTrail) error
+	OpsTx
 }

@@ -32,7 +32,11 @@ type Job struct {
 	Sequence int64
 	AgentID  string
 	// DueAt is when the sandbox acts next, or when a re-visit is due.
-	DueAt    *time.Time
+	DueAt *time.Time
+	// DueBy is what operations promise the lender for a live job: its
+	// creation plus the organization's SLA target at that moment (nil in
+	// the sandbox). A later change of the target does not move it.
+	DueBy    *time.Time
 	Attempts []Attempt
 	Timeline []Transition
 	// Visit is the check-in of the visit under way (or the last one).

@@ -95,6 +95,8 @@ func (s *Service) AddAddress(ctx context.Context, tx Tx, customerID string, in A
 	if c.Env == EnvTest {
 		due := now.Add(s.sandbox.Delay)
 		j.DueAt = &due
+	} else if j.DueBy, err = dueBy(ctx, tx, c.OrgID, now); err != nil {
+		return err
 	}
 	if ok, err := tx.InsertJob(ctx, j); err != nil || !ok {
 		return err

@@ -55,6 +55,9 @@ type Address struct {
 	ExpectedLocation *gazetteer.Location `json:"expectedLocation"`
 	Status           string              `json:"status"`
 	VerificationData json.RawMessage     `json:"verificationData"`
+	// DueBy is what operations promise for a live address: its creation
+	// plus the organization's SLA target then; null in the sandbox.
+	DueBy *string `json:"dueBy"`
 }
 
 // Document is a supporting document.
@@ -105,7 +108,7 @@ func Of(c customer.Customer) Customer {
 func OfAddress(a customer.Address) Address {
 	av := Address{ID: a.ID, Label: opt(a.Label), StreetNumber: opt(a.StreetNumber), StreetName: a.StreetName,
 		Landmark: opt(a.Landmark), City: a.City, LGA: opt(a.LGA), State: a.State, Country: a.Country, Notes: opt(a.Notes),
-		Status: a.Status, VerificationData: json.RawMessage("null")}
+		Status: a.Status, VerificationData: json.RawMessage("null"), DueBy: ts(a.DueBy)}
 	if len(a.VerificationData) > 0 {
 		av.VerificationData = a.VerificationData
 	}

@@ -25,7 +25,7 @@ func TestOfRendersEveryFieldMaskedAndNullWhenUnset(t *testing.T) {
 		`"bvn":"***5678","nin":null,"passportNumber":null,"loanId":null,"loanType":null,` +
 		`"addresses":[{"id":"adr_1","label":null,"streetNumber":null,"streetName":"Allen Avenue","landmark":null,"city":"Ikeja",` +
 		`"lga":null,"state":"Lagos","country":"Nigeria","notes":null,` +
-		`"expectedLocation":{"latitude":6.59651,"longitude":3.34205,"precision":"TOWN"},"status":"PENDING","verificationData":null}],` +
+		`"expectedLocation":{"latitude":6.59651,"longitude":3.34205,"precision":"TOWN"},"status":"PENDING","verificationData":null,"dueBy":null}],` +
 		`"documents":[{"id":"doc_1","fileName":null,"fileUrl":null,"fileType":null,"fileSize":null,"documentType":"ID_CARD",` +
 		`"uploadedAt":"2026-11-02T08:30:00.000Z","verified":false}],"relogReason":null,"status":"PENDING","reportUrl":null,` +
 		`"verificationDate":null,"submittedAt":"2026-11-02T08:30:00.000Z","createdAt":"2026-11-02T08:30:00.000Z","updatedAt":"2026-11-02T08:30:00.000Z"}`
