@@ -114,4 +114,14 @@ var Table = []Route{
 	{"GET", "/dashboard/v1/usage", AuthBilling, AuthDashboard, "", BodyNone},
 
 	{"GET", "/ops/v1/me", AuthBilling, AuthStaff, "", BodyNone},
+	{"GET", "/ops/v1/queue", Verification, AuthStaff, "", BodyNone},
+	{"POST", "/ops/v1/queue/reassign", Verification, AuthStaff, "", BodyJSON},
+	{"GET", "/ops/v1/coverage", Verification, AuthStaff, "", BodyNone},
+	{"GET", "/ops/v1/areas", Verification, AuthStaff, "", BodyNone},
+	{"GET", "/ops/v1/agents", Verification, AuthStaff, "", BodyNone},
+	{"POST", "/ops/v1/agents", Verification, AuthStaff, "", BodyJSON},
+	{"PATCH", "/ops/v1/agents/{id}", Verification, AuthStaff, "", BodyJSON},
+	{"POST", "/ops/v1/agents/{id}/disable", Verification, AuthStaff, "", BodyNone},
+	{"POST", "/ops/v1/agents/{id}/enable", Verification, AuthStaff, "", BodyNone},
+	{"POST", "/ops/v1/agents/{id}/code", Verification, AuthStaff, "", BodyNone},
 }
