@@ -56,7 +56,7 @@ func TestQueueWindowInLagos(t *testing.T) {
 		t.Fatalf("end of day %s, want %s", w.EndOfDay, want)
 	}
 	for _, tc := range []struct {
-		due             time.Duration
+		due            time.Duration
 		overdue, today bool
 	}{
 		{-time.Second, true, false},
