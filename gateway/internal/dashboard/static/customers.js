@@ -134,12 +134,23 @@ function address(id, a, i) {
   return h("section", { class: "card", "aria-labelledby": "addr-" + i },
     h("h3", { id: "addr-" + i }, `${a.label || "Address " + (i + 1)}: ${say(a.status)}`),
     h("p", {}, line, a.landmark && ` (${a.landmark})`),
+    due(a, i),
     h("dl", { class: "facts" }, evidence(a, v)),
     flags(i, v),
     h("h4", {}, "Timeline"),
     (v.timeline || []).length ? h("ol", { class: "timeline" }, v.timeline.map((t) => h("li", {}, `${say(t.status)} — ${when(t.at)} (${t.by})`)))
       : h("p", { class: "muted" }, "Waiting for the first step."),
     (v.verificationPhotos || []).length ? [h("h4", {}, `Evidence photos (${v.verificationPhotos.length})`), photos] : null);
+}
+
+// due is what operations promise for a live address (null in the
+// sandbox): the time, and "overdue" in words while it is open and late.
+function due(a, i) {
+  if (!a.dueBy) return null;
+  const open = !["VERIFIED", "REJECTED", "CANCELLED"].includes(a.status);
+  const late = open && new Date(a.dueBy) < new Date();
+  return h("p", { id: "due-" + i, class: late ? "due overdue" : "due" },
+    open ? `Due by ${when(a.dueBy)}${late ? " — overdue" : ""}` : `Was due by ${when(a.dueBy)}`);
 }
 
 // evidence is what the visit found, each fact only when recorded.
