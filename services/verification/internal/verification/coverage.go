@@ -48,18 +48,14 @@ func (s *Service) Coverage(ctx context.Context) ([]AreaCoverage, error) {
 // coverageOf combines the counts with the agents. Names the gazetteer
 // does not know (addresses stored before intake checks) stay as stored.
 func coverageOf(counts []AreaCount, agents []FieldAgent) []AreaCoverage {
+	inState, inLGA := reachOf(agents)
 	byState := map[string]*AreaCoverage{}
 	var states []*AreaCoverage
 	add := func(name string) *AreaCoverage {
 		if st, ok := byState[name]; ok {
 			return st
 		}
-		st := &AreaCoverage{Name: name}
-		for _, a := range agents {
-			if in, _ := a.Covers(name, ""); in {
-				st.Agents++
-			}
-		}
+		st := &AreaCoverage{Name: name, Agents: inState[name]}
 		byState[name] = st
 		states = append(states, st)
 		return st
@@ -68,10 +64,7 @@ func coverageOf(counts []AreaCount, agents []FieldAgent) []AreaCoverage {
 		add(name)
 	}
 	for _, c := range counts {
-		name := c.State
-		if n, ok := places().NormalizeState(name); ok {
-			name = n
-		}
+		name := stateName(c.State)
 		st := add(name)
 		st.Open += c.Open
 		st.Waiting += c.Waiting
@@ -81,13 +74,7 @@ func coverageOf(counts []AreaCount, agents []FieldAgent) []AreaCoverage {
 		}
 		i := slices.IndexFunc(st.LGAs, func(l AreaCoverage) bool { return l.Name == lga })
 		if i < 0 {
-			l := AreaCoverage{Name: lga, Agents: st.Agents}
-			for _, a := range agents {
-				if _, inLGA := a.Covers(name, lga); inLGA {
-					l.LGAAgents++
-				}
-			}
-			st.LGAs = append(st.LGAs, l)
+			st.LGAs = append(st.LGAs, AreaCoverage{Name: lga, Agents: st.Agents, LGAAgents: inLGA[name+"|"+lga]})
 			i = len(st.LGAs) - 1
 		}
 		st.LGAs[i].Open += c.Open
@@ -100,6 +87,38 @@ func coverageOf(counts []AreaCount, agents []FieldAgent) []AreaCoverage {
 	}
 	slices.SortStableFunc(out, byNeed)
 	return out
+}
+
+// reachOf counts the agents covering each state, and naming each LGA
+// ("state|lga"), names normalised once per agent rather than once per
+// area (Covers would normalise both sides for every pair).
+func reachOf(agents []FieldAgent) (inState, inLGA map[string]int) {
+	inState, inLGA = map[string]int{}, map[string]int{}
+	for _, a := range agents {
+		seen := map[string]bool{}
+		for _, s := range a.States {
+			name := stateName(s)
+			if !seen[name] {
+				seen[name] = true
+				inState[name]++
+			}
+			for _, l := range a.LGAs {
+				if n, ok := places().NormalizeLGA(name, l); ok && !seen[name+"|"+n] {
+					seen[name+"|"+n] = true
+					inLGA[name+"|"+n]++
+				}
+			}
+		}
+	}
+	return inState, inLGA
+}
+
+// stateName is a state in the gazetteer's spelling, or as given.
+func stateName(s string) string {
+	if n, ok := places().NormalizeState(s); ok {
+		return n
+	}
+	return s
 }
 
 // byNeed orders areas: open work and no agent first, then most open work
