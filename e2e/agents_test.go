@@ -143,11 +143,16 @@ func TestLiveFieldVerification(t *testing.T) {
 	org := P.NewOrg(t, "growth")
 	_, live := P.NewKey(t, org, "live")
 	addr := map[string]any{"streetNumber": "7", "streetName": "Taiwo Road", "city": "Ilorin", "lga": lga, "state": "Kwara", "notes": "Blue gate"}
+	before := time.Now()
 	c := create(t, live, newCustomer(map[string]any{"addresses": []map[string]any{addr}}))
 	adr := c.Addresses[0].ID
 
 	// Auto-assigned to the agent covering the LGA, not the other one.
 	s := waitAddress(t, live, c.ID, "ASSIGNED")
+	// The promise: created + the organization's SLA target (72 h by default).
+	if d := s.Addresses[0].DueBy; d == nil || d.Before(before.Add(72*time.Hour-time.Second)) || d.After(time.Now().Add(72*time.Hour)) {
+		t.Fatalf("dueBy %v, want 72 h after the customer was created (%s)", d, before)
+	}
 	tasks := ade.tasks()
 	if len(tasks) != 1 || tasks[0].ID != adr || tasks[0].CustomerName != "Ngozi Okafor" || tasks[0].CustomerPhone != c.Phone ||
 		!strings.HasPrefix(tasks[0].MapURL, "geo:") {

@@ -27,6 +27,7 @@ type statusView struct {
 		ID               string `json:"id"`
 		Status           string `json:"status"`
 		Notes            *string
+		DueBy            *time.Time `json:"dueBy"`
 		VerificationData *struct {
 			VerifiedAddress    string   `json:"verifiedAddress"`
 			VerifiedLatitude   *float64 `json:"verifiedLatitude"`
