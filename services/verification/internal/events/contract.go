@@ -1,10 +1,13 @@
 package events
 
 import (
+	"context"
 	"time"
 
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/inbox"
+	"github.com/kycfield/kyc/pkg/principal"
+	"github.com/kycfield/kyc/pkg/staffaudit"
 	"github.com/kycfield/kyc/services/verification/internal/verification"
 	"github.com/kycfield/kyc/services/verification/internal/verification/view"
 )
@@ -54,5 +57,23 @@ func samples() []event.Sample {
 		}
 		out = append(out, event.Sample{Topic: event.TopicVerification, Event: e})
 	}
-	return out
+	return append(out, auditSample())
+}
+
+// auditSample is a staff action as this service records one (a
+// dispatcher reassigning a task), built by pkg/staffaudit like the real
+// ones.
+func auditSample() event.Sample {
+	ctx := principal.With(context.Background(), principal.Principal{Kind: principal.KindStaff, StaffID: "stf_019a2b3c4d5e6f708192a3b4c5d6e7f8",
+		StaffName: "Bola Ahmed", Role: principal.RoleDispatcher, ClientIP: "203.0.113.7"})
+	a, err := staffaudit.Of(ctx, "task.reassign", "adr_019a2b3c4d5e6f708192a3b4c5d6e7f8", "org_019a2b3c4d5e6f708192a3b4c5d6e7f8",
+		map[string]any{"agentId": "agt_019a2b3c4d5e6f708192a3b4c5d6e7f8"})
+	if err != nil {
+		panic(err)
+	}
+	e, err := event.New(staffaudit.Type, a.OrgID, "", a)
+	if err != nil {
+		panic(err)
+	}
+	return event.Sample{Topic: event.TopicStaffAudit, Event: e}
 }
