@@ -2,7 +2,7 @@
 // overdue and due-today said in words as well as colour; it refreshes
 // itself every 15 s (keeping what is selected and where focus was), and
 // reassigns the selected addresses to an agent in one call.
-import { h, field, busy, heading, when, choice, table } from "./dom.js";
+import { h, field, busy, heading, when, choice, table, nodes } from "./dom.js";
 
 const REFRESH_MS = 15000;
 const statuses = ["PENDING", "ASSIGNED", "IN_PROGRESS", "IN_REVIEW"];
@@ -39,9 +39,9 @@ export const page = {
       const s = data.summary;
       summary.textContent = `${s.total} open · ${s.overdue} overdue · ${s.dueToday} due today · updated ${new Date().toLocaleTimeString("en-GB")}`;
       body.replaceChildren(data.items.length ? rows(data.items, selected) : h("p", { class: "card", id: "queue-empty" }, "No open live address matches."));
-      pager.replaceChildren(
+      pager.replaceChildren(...nodes([
         cursor && h("button", { type: "button", class: "secondary", onclick: () => { cursor = ""; load(); } }, "First page"),
-        data.nextCursor && h("button", { type: "button", class: "secondary", id: "queue-next", onclick: () => { cursor = data.nextCursor; load(); } }, "Next page"));
+        data.nextCursor && h("button", { type: "button", class: "secondary", id: "queue-next", onclick: () => { cursor = data.nextCursor; load(); } }, "Next page")]));
       if (focused) document.getElementById(focused)?.focus();
     }
     await load();
@@ -63,7 +63,9 @@ function filterForm(states, agents, filters, apply) {
   const lga = h("select", {});
   const fillLGAs = () => {
     const s = states.find((x) => x.name === state.value);
-    lga.replaceChildren(...choice([["", s ? "Any LGA" : "Pick a state first"], ...(s ? s.lgas : [])], filters.lga).children);
+    lga.replaceChildren(h("option", { value: "" }, s ? "Any LGA" : "Pick a state first"),
+      ...(s ? s.lgas : []).map((l) => h("option", { value: l }, l)));
+    lga.value = s ? filters.lga : "";
     lga.disabled = !s;
   };
   state.addEventListener("change", () => { filters.lga = ""; fillLGAs(); });
@@ -120,8 +122,8 @@ function reassignPanel(ctx, agents, selected, reload) {
       if (!selected.size) throw { message: "Select at least one address in the table first." };
       const r = await ctx.api("POST", "/queue/reassign", { addressIds: [...selected], agentId: agent.value });
       const refused = r.results.filter((x) => !x.ok);
-      out.replaceChildren(h("p", {}, `${r.reassigned} reassigned, ${r.refused} refused.`),
-        refused.length ? h("ul", {}, refused.map((x) => h("li", {}, `${x.addressId}: ${x.error.message}`))) : null);
+      out.replaceChildren(...nodes([h("p", {}, `${r.reassigned} reassigned, ${r.refused} refused.`),
+        refused.length > 0 && h("ul", {}, refused.map((x) => h("li", {}, `${x.addressId}: ${x.error.message}`)))]));
       for (const x of r.results) if (x.ok) selected.delete(x.addressId);
       await reload();
     });
