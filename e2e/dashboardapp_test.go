@@ -292,6 +292,8 @@ func TestDashboardAppFlags(t *testing.T) {
 		tap(chromedp.CSS(`input[name=env][value=live]`)))
 	d.do(chromedp.Navigate(P.GatewayURL + "/dashboard/#/customers/" + c))
 	d.see("Flags (")
+	// The promise operations made for the live address, now kept.
+	d.seeIn("due-0", "Was due by ")
 	d.see("Critical: The check-in fix reports an accuracy of 0 m")
 	d.see("Warning: The visit lasted")
 	first := d.value(`document.querySelector("ul.flags li").textContent`)
