@@ -34,4 +34,6 @@ mkdir -p "$out/sdk/go/kycapi"
 # its package-lock.json.
 "$ROOT/sdk/typescript/npm-ci.sh"
 mkdir -p "$out/sdk/typescript/src"
-(cd "$ROOT/sdk/typescript" && node_modules/.bin/openapi-typescript "$tmp/typescript.json" --output "$out/sdk/typescript/src/schema.ts" >/dev/null)
+# --default-non-nullable=false: a property with a default (an address's
+# country) stays optional in what the caller sends.
+(cd "$ROOT/sdk/typescript" && node_modules/.bin/openapi-typescript "$tmp/typescript.json" --default-non-nullable=false --output "$out/sdk/typescript/src/schema.ts" >/dev/null)
