@@ -36,6 +36,7 @@ type answer struct {
 	status     int
 	retryAfter string
 	drop       bool
+	hang       bool // answer nothing until the client gives up
 	body       string
 }
 
@@ -53,6 +54,10 @@ func newFake(t *testing.T, answers ...answer) *fake {
 		if a.drop {
 			conn, _, _ := w.(http.Hijacker).Hijack()
 			conn.Close()
+			return
+		}
+		if a.hang {
+			<-r.Context().Done()
 			return
 		}
 		if a.retryAfter != "" {
@@ -79,7 +84,7 @@ func newFake(t *testing.T, answers ...answer) *fake {
 // client is a Client of f whose waits are recorded instead of slept.
 func client(t *testing.T, f *fake) (*Client, *[]time.Duration) {
 	t.Helper()
-	c, err := New(Config{APIKey: "mk_test_x", BaseURL: f.URL})
+	c, err := New(Config{APIKey: "mk_test_x", BaseURL: f.URL, Timeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,6 +116,7 @@ func TestRetries(t *testing.T) {
 		{"POST: 429 waits Retry-After", "POST", []answer{{status: 429, retryAfter: "2"}, ok}, 2, "", []time.Duration{2 * time.Second}},
 		{"POST: 429 until midnight is returned", "POST", []answer{{status: 429, retryAfter: "36000"}, ok}, 1, "E429", nil},
 		{"GET: a dropped connection", "GET", []answer{{drop: true}, {status: 200}}, 2, "", nil},
+		{"GET: an attempt past the timeout", "GET", []answer{{hang: true}, {status: 200}}, 2, "", nil},
 		{"PATCH is never retried", "PATCH", []answer{{status: 503}, ok}, 1, "E503", nil},
 		{"PUT: 5xx then success", "PUT", []answer{{status: 503}, {status: 200}}, 2, "", nil},
 	} {

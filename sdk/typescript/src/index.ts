@@ -181,12 +181,13 @@ export function retryingFetch(o: RetryOptions): (request: Request) => Promise<Re
     const body = request.body ? await request.arrayBuffer() : undefined;
     const retryable = request.method !== "PATCH";
     for (let attempt = 0; ; attempt++) {
-      const signal = AbortSignal.any([request.signal, AbortSignal.timeout(o.timeoutMs)]);
       const last = !retryable || attempt >= o.maxRetries;
       let response: Response;
+      const attemptSignal = timeoutSignal(request.signal, o.timeoutMs);
       try {
-        response = await o.fetch(request.url, { method: request.method, headers, body, signal, redirect: request.redirect });
+        response = await o.fetch(request.url, { method: request.method, headers, body, signal: attemptSignal.signal, redirect: request.redirect });
       } catch (err) {
+        attemptSignal.done();
         if (last || request.signal.aborted) throw err;
         await sleep(backoff(attempt), request.signal);
         continue;
@@ -199,8 +200,30 @@ export function retryingFetch(o: RetryOptions): (request: Request) => Promise<Re
         (response.status === 409 && after !== undefined);
       if (!again || (after !== undefined && after > o.maxRetryWaitMs)) return response;
       await response.body?.cancel();
+      attemptSignal.done();
       await sleep(after ?? backoff(attempt), request.signal);
     }
+  };
+}
+
+/**
+ * A signal that aborts when the caller's does or after ms, reading the body
+ * included (AbortSignal.any would do, from Node 20.3 on); done() releases
+ * its timer and listener. The timer never keeps the process alive.
+ */
+function timeoutSignal(caller: AbortSignal, ms: number): { signal: AbortSignal; done: () => void } {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(caller.reason);
+  const timer = setTimeout(() => controller.abort(new DOMException(`timed out after ${ms} ms`, "TimeoutError")), ms);
+  timer.unref?.();
+  if (caller.aborted) onAbort();
+  else caller.addEventListener("abort", onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    done: () => {
+      clearTimeout(timer);
+      caller.removeEventListener("abort", onAbort);
+    },
   };
 }
 

@@ -13,6 +13,7 @@ interface Answer {
   status?: number;
   retryAfter?: string;
   drop?: boolean;
+  hang?: boolean;
   body?: string;
 }
 
@@ -22,7 +23,12 @@ interface Fake {
 }
 
 const servers: Server[] = [];
-after(() => servers.forEach((s) => s.close()));
+after(() =>
+  servers.forEach((s) => {
+    s.closeAllConnections();
+    s.close();
+  }),
+);
 
 const ok201 = JSON.stringify({ status: true, message: "ok", data: { id: "cus_1", status: "PENDING", updatedAt: "2026-11-23T10:00:00.123Z" }, meta: { requestId: "req_2", timestamp: "2026-11-23T10:00:00.123Z" } });
 const failure = (status: number) =>
@@ -39,6 +45,7 @@ async function fake(answers: Answer[], route?: (req: IncomingMessage) => string)
       req.socket.destroy();
       return;
     }
+    if (a.hang) return; // no answer: the attempt's timeout ends it
     const status = a.status ?? 200;
     res.writeHead(status, { "Content-Type": "application/json", ...(a.retryAfter ? { "Retry-After": a.retryAfter } : {}) });
     res.end(a.body ?? (route ? route(req) : status >= 400 ? failure(status) : ok201));
@@ -63,13 +70,14 @@ describe("retries", () => {
     { name: "POST: 429 waits Retry-After", method: "POST", answers: [{ status: 429, retryAfter: "0" }, { status: 201 }], attempts: 2 },
     { name: "POST: 429 until midnight is thrown", method: "POST", answers: [{ status: 429, retryAfter: "36000" }], attempts: 1, code: "E429" },
     { name: "GET: a dropped connection", method: "GET", answers: [{ drop: true }, { status: 200 }], attempts: 2 },
+    { name: "GET: an attempt past the timeout", method: "GET", answers: [{ hang: true }, { status: 200 }], attempts: 2 },
     { name: "PATCH is never retried", method: "PATCH", answers: [{ status: 503 }], attempts: 1, code: "E503" },
   ];
   for (const c of cases) {
     test(c.name, async () => {
       const f = await fake([...c.answers]);
-      // A short first backoff: these tests wait for real.
-      const kyc = new KycClient({ apiKey: "mk_test_x", baseUrl: f.url });
+      // These tests wait out the backoff for real (0.25-0.5 s at first).
+      const kyc = new KycClient({ apiKey: "mk_test_x", baseUrl: f.url, timeoutMs: 500 });
       const call = async () => {
         if (c.method === "POST") return kyc.createCustomer(customer);
         if (c.method === "GET") return kyc.getCustomer("cus_1");
