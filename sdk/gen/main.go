@@ -100,7 +100,8 @@ func Filter(in []byte, o Options) ([]byte, error) {
 		})
 	}
 	var buf bytes.Buffer
-	if err := writeJSON(&buf, root, ""); err != nil {
+	w := jsonWriter{b: &buf, open: map[*yaml.Node]bool{}}
+	if err := w.write(root, ""); err != nil {
 		return nil, err
 	}
 	buf.WriteByte('\n')
@@ -205,10 +206,29 @@ func (r *reach) walk(n *yaml.Node) {
 	}
 }
 
-// writeJSON writes n as indented JSON, mappings in document order.
-func writeJSON(b *bytes.Buffer, n *yaml.Node, indent string) error {
+// jsonWriter writes YAML nodes as indented JSON, mappings in document
+// order, aliases expanded; open holds the nodes being written, so that an
+// alias to one of its own ancestors is an error, not an endless document.
+type jsonWriter struct {
+	b    *bytes.Buffer
+	open map[*yaml.Node]bool
+}
+
+// maxOutput bounds the JSON written (the public API is about 0.3 MiB): a
+// document whose aliases expand without end is refused.
+const maxOutput = 32 << 20
+
+func (w jsonWriter) write(n *yaml.Node, indent string) error {
 	n = deref(n)
-	inner := indent + "  "
+	if w.b.Len() > maxOutput {
+		return fmt.Errorf("line %d: the document expands past %d MiB", n.Line, maxOutput>>20)
+	}
+	if w.open[n] {
+		return fmt.Errorf("line %d: a YAML alias refers to a node that contains it", n.Line)
+	}
+	w.open[n] = true
+	defer delete(w.open, n)
+	b, inner := w.b, indent+"  "
 	switch n.Kind {
 	case yaml.MappingNode:
 		if len(n.Content) == 0 {
@@ -224,7 +244,7 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node, indent string) error {
 			b.WriteString(inner)
 			b.Write(key)
 			b.WriteString(": ")
-			if err := writeJSON(b, n.Content[i+1], inner); err != nil {
+			if err := w.write(n.Content[i+1], inner); err != nil {
 				return err
 			}
 		}
@@ -240,7 +260,7 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node, indent string) error {
 				b.WriteString(",\n")
 			}
 			b.WriteString(inner)
-			if err := writeJSON(b, c, inner); err != nil {
+			if err := w.write(c, inner); err != nil {
 				return err
 			}
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -139,12 +140,25 @@ func TestFilterDropWebhooks(t *testing.T) {
 	}
 }
 
+// laughs is a document of 9 levels of aliases, 10 to a level: 10^9 leaves.
+func laughs() string {
+	var b strings.Builder
+	b.WriteString("x0: &x0 [" + strings.Repeat("lol,", 9) + "lol]\n")
+	for i := 1; i < 10; i++ {
+		fmt.Fprintf(&b, "x%d: &x%d [%s*x%d]\n", i, i, strings.Repeat(fmt.Sprintf("*x%d,", i-1), 9), i-1)
+	}
+	b.WriteString("paths: {/api/v1/a: {get: *x9}}\n")
+	return b.String()
+}
+
 func TestFilterRefuses(t *testing.T) {
 	for _, c := range []struct{ name, in string }{
 		{"not yaml", "{"},
 		{"not a mapping", "- a"},
 		{"no paths", "openapi: 3.1.0"},
 		{"nothing under the prefix", "paths: {/dashboard/v1/me: {}}"},
+		{"an alias inside itself", "paths: {/api/v1/a: &a {b: *a}}"},
+		{"aliases without end", laughs()},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if _, err := Filter([]byte(c.in), Options{Prefix: "/api/v1/"}); err == nil {
@@ -182,4 +196,17 @@ func TestFilterTheRealDocument(t *testing.T) {
 	if _, ok := doc.Components["securitySchemes"]["agentSession"]; ok {
 		t.Error("kept the agents' security scheme")
 	}
+}
+
+// Whatever the document, Filter answers an error or JSON, never panics.
+func FuzzFilter(f *testing.F) {
+	f.Add([]byte(sample))
+	f.Add([]byte("paths: {/api/v1/a: {get: {$ref: '#/components/schemas/X'}}}\ncomponents: {schemas: {X: &a {y: *a}}}"))
+	f.Add([]byte("paths: {/api/v1/a: {security: [x, {y: []}], tags: [1, {a: b}]}}\ntags: [x, {name: 1}]"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out, err := Filter(in, public)
+		if err == nil && !json.Valid(out) {
+			t.Fatalf("invalid JSON for %q:\n%s", in, out)
+		}
+	})
 }
