@@ -895,6 +895,13 @@ type Address struct {
 	// Country `Nigeria` (an address stored before intake checks keeps the country it was sent with).
 	Country string `json:"country"`
 
+	// DueBy Live addresses: what operations promise, the address's creation plus the
+	// organization's SLA target at that moment (72 hours unless agreed otherwise). A
+	// later change of the target does not move a promise already made. `null` in the
+	// sandbox, and for a moment after creation until the verification service has
+	// announced it.
+	DueBy *time.Time `json:"dueBy,omitempty"`
+
 	// ExpectedLocation Where the address should be, worked out from its names in the platform's
 	// embedded gazetteer of Nigeria (GeoNames towns, 774 LGAs, 36 states and the
 	// FCT): the town named by `city` (`precision: TOWN`; when `lga` is given, a
@@ -2353,6 +2360,13 @@ type WebhookStatusAddress struct {
 
 	// Country `Nigeria` (an address stored before intake checks keeps the country it was sent with).
 	Country string `json:"country"`
+
+	// DueBy Live addresses: what operations promise, the address's creation plus the
+	// organization's SLA target at that moment (72 hours unless agreed otherwise). A
+	// later change of the target does not move a promise already made. `null` in the
+	// sandbox, and for a moment after creation until the verification service has
+	// announced it.
+	DueBy *time.Time `json:"dueBy,omitempty"`
 
 	// ExpectedLocation Where the address should be, worked out from its names in the platform's
 	// embedded gazetteer of Nigeria (GeoNames towns, 774 LGAs, 36 states and the

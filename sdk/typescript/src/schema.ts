@@ -1401,6 +1401,15 @@ export interface components {
             /** @description Instructions for the field agent. */
             notes: string | null;
             /**
+             * Format: date-time
+             * @description Live addresses: what operations promise, the address's creation plus the
+             *     organization's SLA target at that moment (72 hours unless agreed otherwise). A
+             *     later change of the target does not move a promise already made. `null` in the
+             *     sandbox, and for a moment after creation until the verification service has
+             *     announced it.
+             */
+            dueBy?: string | null;
+            /**
              * @description Where the address should be, worked out from its names in the platform's
              *     embedded gazetteer of Nigeria (GeoNames towns, 774 LGAs, 36 states and the
              *     FCT): the town named by `city` (`precision: TOWN`; when `lga` is given, a
