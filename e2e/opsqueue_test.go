@@ -16,8 +16,9 @@ import (
 // (Gusau, Zamfara: no other test works there); the dispatcher sees it red
 // on the coverage page and its map, opens the state's queue from the map
 // by keyboard, creates an agent for the area from "Create an agent here",
-// and sees the address assigned in the queue; the lender's status shows
-// the promise (dueBy), the sandbox none.
+// and sees the address assigned in the queue, which refreshes itself with
+// a new address while keeping the selection, and reassigns from it; the
+// lender's status shows the promise (dueBy), the sandbox none.
 
 // signInStaff creates a member with role through the operators' admin
 // API, enrols them by API, and signs them in to the console in chromium.
@@ -123,8 +124,17 @@ func TestOpsConsoleCoverageAgentAndQueue(t *testing.T) {
 	if pager := d.value(`document.getElementById("queue-table").nextElementSibling.innerText`); strings.TrimSpace(pager) != "" {
 		t.Fatalf("below the last page: %q", pager)
 	}
-	// Select it and give it to Musa again from the reassign panel.
-	d.do(tap(chromedp.ID("sel-"+adr)), chromedp.SetValue(chromedp.ID("reassign-agent"), d.value(`[...document.querySelectorAll("#reassign-agent option")].find((o) => o.text.startsWith("Musa Sani")).value`)),
+	// Select it; the page refreshes itself (every 15 s) and shows a new
+	// address without losing the selection.
+	d.do(tap(chromedp.ID("sel-" + adr)))
+	c2 := create(t, live, newCustomer(map[string]any{"addresses": []map[string]any{
+		{"streetNumber": "9", "streetName": "Canteen Road", "city": "Gusau", "lga": "Gusau", "state": "Zamfara"}}}))
+	d.seeIn("queue-table", "Canteen Road")
+	if on := d.value(`String(document.getElementById("sel-` + adr + `").checked) + String(document.getElementById("sel-` + c2.Addresses[0].ID + `").checked)`); on != "truefalse" {
+		t.Fatalf("after the refresh, selected (first, new): %s", on)
+	}
+	// Give the selected one to Musa again from the reassign panel.
+	d.do(chromedp.SetValue(chromedp.ID("reassign-agent"), d.value(`[...document.querySelectorAll("#reassign-agent option")].find((o) => o.text.startsWith("Musa Sani")).value`)),
 		tap(chromedp.ID("reassign")))
 	d.seeIn("reassign-result", "1 reassigned, 0 refused")
 	if got := d.value(`document.getElementById("reassign-result").innerText.trim()`); got != "1 reassigned, 0 refused." {
