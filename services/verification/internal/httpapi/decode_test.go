@@ -81,3 +81,25 @@ func FuzzPhotoForm(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeQueue: any query string decodes to a filter or a validation
+// error (a 400), never a panic; a cursor it accepts names an address.
+func FuzzDecodeQueue(f *testing.F) {
+	f.Add("state=Lagos&due=overdue&limit=10")
+	f.Add("olderThanHours=24&cursor=MjAyNi0xMS0yNlQwOTowMDowMFp8YWRyXzE")
+	f.Add("cursor=%ff%fe&limit=-1&olderThanHours=1e9")
+	f.Fuzz(func(t *testing.T, query string) {
+		r := httptest.NewRequest("GET", "/ops/v1/queue", nil)
+		r.URL.RawQuery = query
+		q, err := decodeQueue(context.Background(), r)
+		if err != nil {
+			if e, ok := apperr.As(err); !ok || e.Code != apperr.CodeValidation {
+				t.Fatalf("%q: %v", query, err)
+			}
+			return
+		}
+		if q.After != nil && !strings.HasPrefix(q.After.AddressID, "adr_") {
+			t.Fatalf("%q: cursor %+v", query, q.After)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package verification
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -119,4 +120,28 @@ func TestCoverageOrder(t *testing.T) {
 	if got[3].Open != 0 || got[3].Uncovered() {
 		t.Fatalf("fourth: %+v", got[3])
 	}
+}
+
+// FuzzQueueFilter: any filter text is accepted in the gazetteer's names
+// or refused with a validation error, never a panic or another error.
+func FuzzQueueFilter(f *testing.F) {
+	f.Add("Lagos", "Eti-Osa", "PENDING", "org_019a2b3c4d5e6f708192a3b4c5d6e7f8", "", "overdue", 10, int64(0))
+	f.Add("lagos state", "ikeja", "IN_REVIEW", "", "agt_019a2b3c4d5e6f708192a3b4c5d6e7f8", "today", 0, int64(time.Hour))
+	f.Add("\x00", "\xff", "pending", "org_", "agt_", "soon", -1, int64(-1))
+	f.Fuzz(func(t *testing.T, state, lga, status, org, agent, due string, limit int, older int64) {
+		in := QueueFilter{State: state, LGA: lga, Status: status, OrgID: org, AgentID: agent, Due: due, Limit: limit, OlderThan: time.Duration(older)}
+		out, err := in.Check()
+		if err != nil {
+			if e, ok := apperr.As(err); !ok || e.Code != apperr.CodeValidation || len(e.Details) == 0 {
+				t.Fatalf("%+v: %v", in, err)
+			}
+			return
+		}
+		if state != "" && !slices.Contains(places().States(), out.State) {
+			t.Fatalf("accepted state %q as %q", state, out.State)
+		}
+		if out.Limit < 1 || out.Limit > MaxQueueLimit {
+			t.Fatalf("accepted limit %d", out.Limit)
+		}
+	})
 }
