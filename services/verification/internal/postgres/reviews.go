@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/pkg/staffaudit"
@@ -65,7 +66,7 @@ func (s *Store) HeldCase(ctx context.Context, addressID string) (verification.Ca
 		}
 		return jobs(ctx, tx, &c, false, true)
 	})
-	if err == verification.ErrNotFound {
+	if apperr.IsCode(err, apperr.CodeNotFound) {
 		err = verification.ErrReviewNotFound
 	}
 	return c, o, err

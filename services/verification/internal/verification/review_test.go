@@ -97,7 +97,7 @@ func TestHeldResultKeepsTheSubmission(t *testing.T) {
 	agent := FieldAgent{ID: "agt_1", Name: "Tunde"}
 	visit := func(env string) *Job {
 		return &Job{Env: env, Status: InProgress, Visit: &CheckInRecord{Point: Point{Latitude: 6.4281, Longitude: 3.4219}, At: now.Add(-10 * time.Minute)},
-			Photos: []Photo{{ID: "pho_1", Tag: "building_front", CreatedAt: now.Add(-5 * time.Minute)}, {ID: "pho_2", Tag: "street_view", CreatedAt: now.Add(-4 * time.Minute)}},
+			Photos:  []Photo{{ID: "pho_1", Tag: "building_front", CreatedAt: now.Add(-5 * time.Minute)}, {ID: "pho_2", Tag: "street_view", CreatedAt: now.Add(-4 * time.Minute)}},
 			Address: Address{StreetName: "Adeola Odeku Street", City: "Victoria Island", State: "Lagos", Country: "Nigeria"}}
 	}
 	o := Outcome{Outcome: Verified, VerifiedAddress: "12 Adeola Odeku Street", At: Point{Latitude: 6.4281, Longitude: 3.4219, Accuracy: 8}}
