@@ -63,7 +63,8 @@ func TestReportShowsEveryField(t *testing.T) {
 				"Expected location\t6.605874, 3.349149 (centre of the town) · 520 m from completion", "Expected location",
 				"1 without access", "NO_ACCESS: Gate", "3 taken", "1. building_front", "2. street_view", "3. landmark",
 				"23 Nov 2026 09:30 WAT · 08:30 UTC", "Completion", "Check-in", "Photo n",
-				"Agent's declaration\tTunde Bakare (agt_019a2b3c4d5e6f708192a3b4c5d6e7f8) submitted this")
+				"Agent's declaration\tTunde Bakare (agt_019a2b3c4d5e6f708192a3b4c5d6e7f8) submitted this",
+				"Quality review\tApproved by Ada Obi, 23 Nov 2026", "Note: Photos checked against the trail.")
 			if tc.status == report.Rejected {
 				want = append(want, "Rejection reason\tCUSTOMER_MOVED", "Neighbours say the customer moved to Abuja in March.")
 			}
