@@ -114,4 +114,11 @@ var Table = []Route{
 	{"GET", "/dashboard/v1/usage", AuthBilling, AuthDashboard, "", BodyNone},
 
 	{"GET", "/ops/v1/me", AuthBilling, AuthStaff, "", BodyNone},
+
+	// Review before release (verification): reviewers and admins read,
+	// reviewers decide (the service checks the role).
+	{"GET", "/ops/v1/reviews", Verification, AuthStaff, "", BodyNone},
+	{"GET", "/ops/v1/reviews/{addressId}", Verification, AuthStaff, "", BodyNone},
+	{"GET", "/ops/v1/reviews/{addressId}/photos/{photoId}", Verification, AuthStaff, "", BodyNone},
+	{"POST", "/ops/v1/reviews/{addressId}/decision", Verification, AuthStaff, "", BodyJSON},
 }
