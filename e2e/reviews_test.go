@@ -3,49 +3,39 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/segmentio/kafka-go"
 
 	"github.com/kycfield/kyc/e2e/harness"
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/eventually"
 	"github.com/kycfield/kyc/pkg/exiftest"
-	"github.com/kycfield/kyc/pkg/kafkabus"
 	"github.com/kycfield/kyc/pkg/kafkatest"
 )
 
-// setReviewPolicy puts an organization on a review policy as auth-billing
-// announces it (organization.settings_changed on the auth topic), and
-// waits until every consumer of the topic, verification's among them, is
-// past it.
-//
-// It publishes the event itself: auth-billing's admin API for the policy
-// (PUT /admin/v1/orgs/{id}/review-policy, kycctl orgs review-policy) is
-// built on another branch; once it is on main this helper should call it.
-func setReviewPolicy(t *testing.T, orgID, plan, policy string) {
+// setReviewPolicy puts an organization on a review policy through
+// auth-billing's admin API (kycctl orgs review-policy), then waits until
+// verification has it: auth-billing's outbox has published the
+// organization.settings_changed event, and every consumer of the auth
+// topic is past a barrier written after it.
+func setReviewPolicy(t *testing.T, orgID, policy string) {
 	t.Helper()
-	w := kafkabus.NewWriter(P.Bus)
-	defer w.Close()
-	topic := P.Bus.Topic(event.TopicAuth)
-	// A version above any auth-billing gives a fresh organization.
-	data, _ := json.Marshal(map[string]any{"id": orgID, "name": "Review Test Lending", "plan": plan, "version": 1_000_000,
-		"reviewPolicy": policy, "slaHours": 72})
-	raw, _ := json.Marshal(event.Event{ID: uuid.NewString(), Type: "organization.settings_changed", Time: time.Now().UTC(),
-		OrgID: orgID, Environment: "", Data: data})
-	if err := w.WriteMessages(context.Background(), kafka.Message{Topic: topic, Key: []byte(orgID), Value: raw}); err != nil {
-		t.Fatal(err)
+	if r := P.Admin(t, "PUT", "/admin/v1/orgs/"+orgID+"/review-policy", map[string]any{"reviewPolicy": policy}); r.Status != http.StatusOK {
+		t.Fatalf("review policy: %d %s", r.Status, r.Body)
 	}
-	kafkatest.Barrier(t, P.Bus, topic, orgID, 30*time.Second)
+	outboxDrained(t, "auth-billing", orgID)
+	kafkatest.Barrier(t, P.Bus, P.Bus.Topic(event.TopicAuth), orgID, 30*time.Second)
 }
 
 // ekitiVisit is a visit in Ado-Ekiti (a state no other test sends work
@@ -89,18 +79,19 @@ func reviewAdmin(t *testing.T, method, path string, body any) harness.Response {
 	return P.Do(t, harness.Request{Method: method, URL: P.URLs["verification"] + path, Key: harness.AdminToken, Body: body})
 }
 
-// outboxDrained waits until verification has published every event about
-// the customer: its own record that nothing is left to send.
-func outboxDrained(t *testing.T, customerID string) {
+// outboxDrained waits until a service has published every event under a
+// key (a customer, an organization): its own record that nothing is left
+// to send.
+func outboxDrained(t *testing.T, service, key string) {
 	t.Helper()
-	c, err := pgx.Connect(context.Background(), P.DatabaseURLs["verification"])
+	c, err := pgx.Connect(context.Background(), P.DatabaseURLs[service])
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close(context.Background())
-	eventually.True(t, 20*time.Second, "verification's outbox for "+customerID+" published", func() bool {
+	eventually.True(t, 20*time.Second, service+"'s outbox for "+key+" published", func() bool {
 		var n int
-		err := c.QueryRow(context.Background(), `SELECT count(*) FROM outbox WHERE msg_key = $1 AND published_at IS NULL`, customerID).Scan(&n)
+		err := c.QueryRow(context.Background(), `SELECT count(*) FROM outbox WHERE msg_key = $1 AND published_at IS NULL`, key).Scan(&n)
 		return err == nil && n == 0
 	})
 }
@@ -112,18 +103,39 @@ func lenderEvents(t *testing.T, key, customerID, typ string) int {
 	return len(listAllEvents(t, key, url.Values{"type": {typ}, "customerId": {customerID}}, 100))
 }
 
+// staffMember signs a new member of role in with an API client (cookie
+// and CSRF token), created by a fresh admin; it returns the client, the
+// member's email and TOTP secret.
+func staffMember(t *testing.T, role, name string) (*browser, string, string) {
+	t.Helper()
+	_, adminLink := bootstrapAdmin(t)
+	admin, _ := enrolByAPI(t, adminLink)
+	email := fmt.Sprintf("%s%d@ops.kycfield.ng", role, rand.Int64())
+	r := admin.call("POST", "/ops/v1/staff", map[string]any{"email": email, "name": name, "role": role})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create %s: %d %s", role, r.Status, r.Body)
+	}
+	var d struct{ EnrolURL string }
+	r.Decode(t, &d)
+	b, secret := enrolByAPI(t, d.EnrolURL)
+	return b, email, secret
+}
+
 // TestReviewBeforeRelease: with the organization on FLAGGED, a visit with
 // a photo 17 km away lands in review: the lender sees the customer
 // IN_PROGRESS and the address IN_REVIEW, with no completion event and no
-// charge (after a barrier); a reviewer approves, and the lender gets
-// VERIFIED, one completion event and one charge. A second flagged visit
-// is sent back with REVISIT, and the note is on the agent's task.
+// charge (after a barrier); a reviewer approves in the console, and the
+// lender gets VERIFIED, one completion event and one charge. A second
+// flagged visit is sent back with REVISIT through the API, and the note is
+// on the agent's task in the agent app.
 func TestReviewBeforeRelease(t *testing.T) {
 	t.Parallel()
 	org := P.NewOrg(t, "growth")
 	_, key := P.NewKey(t, org, "live")
-	setReviewPolicy(t, org, "growth", "FLAGGED")
-	agent := newAgent(t, "Funmi Adeyemi", []string{"Ekiti"}, []string{"Ado Ekiti"})
+	setReviewPolicy(t, org, "FLAGGED")
+	agentID, ph, code := agentWithCode(t, P, "Funmi Adeyemi", []string{"Ekiti"}, []string{"Ado Ekiti"})
+	agent := &fieldAgent{t: t, id: agentID, token: signInAgent(t, P, ph, code)}
+	reviewer, revEmail, revSecret := staffMember(t, "reviewer", "Chidi Eze")
 	addr := map[string]any{"streetNumber": "14", "streetName": "Ajilosun Street", "city": "Ado-Ekiti", "lga": "Ado Ekiti", "state": "Ekiti"}
 	site := [2]float64{7.621234 + float64(rand.IntN(999))*1e-6, 5.221345}
 	far := [2]float64{site[0] + 0.153, site[1]} // 17 km north
@@ -131,8 +143,7 @@ func TestReviewBeforeRelease(t *testing.T) {
 	c := create(t, key, newCustomer(map[string]any{"addresses": []map[string]any{addr}}))
 	adr := c.Addresses[0].ID
 	waitAddress(t, key, c.ID, "ASSIGNED")
-	r := ekitiVisit(t, agent, adr, site, far)
-	if r.Status != http.StatusOK {
+	if r := ekitiVisit(t, agent, adr, site, far); r.Status != http.StatusOK {
 		t.Fatalf("complete: %d %s", r.Status, r.Body)
 	}
 	s := waitAddress(t, key, c.ID, "IN_REVIEW")
@@ -140,14 +151,16 @@ func TestReviewBeforeRelease(t *testing.T) {
 		s.Addresses[0].VerificationData.PhotoCount != 0 {
 		t.Fatalf("the lender's status while held: %+v", s)
 	}
-	outboxDrained(t, c.ID)
+	outboxDrained(t, "verification", c.ID)
 	kafkatest.Barrier(t, P.Bus, P.Bus.Topic(event.TopicVerification), org, 30*time.Second)
 	if n := lenderEvents(t, key, c.ID, "verification.completed"); n != 0 {
 		t.Fatalf("%d verification.completed events for a held result", n)
 	}
 	waitBillable(t, key, 0)
 
-	r = reviewAdmin(t, "GET", "/admin/v1/reviews", nil)
+	// The queue, through the gateway with the reviewer's session; an API
+	// key and a lender's session never reach it.
+	r := reviewer.call("GET", "/ops/v1/reviews?limit=100", nil)
 	var q struct {
 		Reviews []struct {
 			AddressID, Kind, OrganizationName string
@@ -158,31 +171,55 @@ func TestReviewBeforeRelease(t *testing.T) {
 	found := false
 	for _, it := range q.Reviews {
 		if it.AddressID == adr {
-			found = it.Kind == "RESULT" && it.OrganizationName == "Review Test Lending" && hasFlag(it.Flags, "PHOTO_GPS_FAR_FROM_COMPLETION", "warning")
+			found = it.Kind == "RESULT" && it.OrganizationName != "" && hasFlag(it.Flags, "PHOTO_GPS_FAR_FROM_COMPLETION", "warning")
 		}
 	}
 	if !found {
-		t.Fatalf("the queue: %s", r.Body)
+		t.Fatalf("the queue: %d %s", r.Status, r.Body)
 	}
-	r = reviewAdmin(t, "POST", "/admin/v1/reviews/"+adr+"/decision", map[string]any{"decision": "APPROVE", "note": "Photo 1 was taken before the trip."})
-	if r.Status != http.StatusOK {
-		t.Fatalf("approve: %d %s", r.Status, r.Body)
+	if r := P.API(t, "GET", "/ops/v1/reviews", key, nil); r.Status != http.StatusUnauthorized || r.Code() != "STAFF_SESSION_REQUIRED" {
+		t.Fatalf("an API key on the queue: %d %s", r.Status, r.Body)
 	}
+
+	// The reviewer approves in the console, by keyboard.
+	rv := &dashPage{newChromium(t, "ops")}
+	rv.do(chromedp.EmulateViewport(1280, 1000), chromedp.Navigate(P.GatewayURL+"/ops/"), chromedp.WaitVisible(chromedp.ID("email")))
+	rv.do(chromedp.Focus(chromedp.ID("email")), chromedp.KeyEvent(revEmail), chromedp.KeyEvent("\t"), chromedp.KeyEvent(staffPassword),
+		chromedp.KeyEvent("\t"), chromedp.KeyEvent(totpCode(t, revSecret, time.Now().Add(30*time.Second))), chromedp.KeyEvent("\r"))
+	rv.seeIn("whoami", "Chidi Eze · reviewer")
+	rv.do(chromedp.Navigate(P.GatewayURL + "/ops/#/reviews"))
+	rv.do(chromedp.WaitVisible(chromedp.CSS(`tr[data-address="` + adr + `"]`)))
+	rv.shot("06-reviews-queue")
+	rv.do(tap(chromedp.CSS(`tr[data-address="` + adr + `"] button`)))
+	rv.see("What was submitted")
+	rv.see("17.0 km from the completion")
+	rv.see("Warning: Photo 1 (building front) was taken 17.0 km")
+	rv.do(chromedp.WaitVisible(chromedp.CSS(`.photos img[src^="blob:"]`)))
+	rv.shot("07-review-evidence")
+	rv.do(chromedp.Focus(chromedp.ID("rv-note")), chromedp.KeyEvent("Photo 1 was taken before the trip; the rest is on site."),
+		chromedp.Focus(chromedp.ID("rv-submit")), chromedp.KeyEvent("\r"))
+	rv.seeIn("rv-result", "the address is now VERIFIED")
+	rv.shot("08-review-decided")
+
 	s = waitOverall(t, key, c.ID, "VERIFIED")
 	if s.Addresses[0].VerificationData == nil || s.Addresses[0].VerificationData.VerifiedAddress != "14 Ajilosun Street, Ado-Ekiti" {
 		t.Fatalf("released: %+v", s)
 	}
 	waitBillable(t, key, 1)
 	eventually.True(t, 20*time.Second, "one verification.completed", func() bool { return lenderEvents(t, key, c.ID, "verification.completed") == 1 })
-	outboxDrained(t, c.ID)
+	outboxDrained(t, "verification", c.ID)
 	kafkatest.Barrier(t, P.Bus, P.Bus.Topic(event.TopicVerification), org, 30*time.Second)
 	if n := lenderEvents(t, key, c.ID, "verification.completed"); n != 1 {
 		t.Fatalf("%d verification.completed events; want exactly 1", n)
 	}
 	waitBillable(t, key, 1)
+	if r := reviewer.call("POST", "/ops/v1/reviews/"+adr+"/decision", map[string]any{"decision": "APPROVE"}); r.Status != http.StatusConflict ||
+		r.Code() != "NOT_IN_REVIEW" {
+		t.Fatalf("deciding again: %d %s", r.Status, r.Body)
+	}
 
 	// A second flagged visit goes back to the agent with a note.
-	c2 := create(t, key, newCustomer(map[string]any{"addresses": []map[string]any{addr}}))
+	c2 := create(t, key, newCustomer(map[string]any{"firstName": "Yetunde", "addresses": []map[string]any{addr}}))
 	adr2 := c2.Addresses[0].ID
 	waitAddress(t, key, c2.ID, "ASSIGNED")
 	site2 := [2]float64{site[0] + 0.000317, site[1] + 0.000211}
@@ -191,35 +228,39 @@ func TestReviewBeforeRelease(t *testing.T) {
 	}
 	waitAddress(t, key, c2.ID, "IN_REVIEW")
 	note := "Photograph the shop front from the street, with the house number."
-	r = reviewAdmin(t, "POST", "/admin/v1/reviews/"+adr2+"/decision", map[string]any{"decision": "REVISIT", "note": note})
-	if r.Status != http.StatusOK {
+	if r := reviewer.call("POST", "/ops/v1/reviews/"+adr2+"/decision", map[string]any{"decision": "REVISIT", "note": note}); r.Status != http.StatusOK {
 		t.Fatalf("revisit: %d %s", r.Status, r.Body)
 	}
-	waitAddress(t, key, c2.ID, "ASSIGNED")
-	var task *agentTask
+	s = waitAddress(t, key, c2.ID, "ASSIGNED")
+	if a := s.Addresses[0].VerificationData; a == nil || len(a.Attempts) != 0 {
+		t.Fatalf("a REVISIT counted as an attempt: %+v", s)
+	}
 	var tasks struct {
 		Tasks []struct {
 			ID         string
 			ReviewNote *string
-			Attempts   []any
 		}
 	}
 	agent.call("GET", "/tasks", nil, "").Decode(t, &tasks)
-	for _, x := range tasks.Tasks {
-		if x.ID == adr2 {
-			task = &agentTask{ID: x.ID}
-			if x.ReviewNote == nil || *x.ReviewNote != note || len(x.Attempts) != 0 {
-				t.Fatalf("the agent's task: %+v", x)
-			}
-		}
+	if i := slices.IndexFunc(tasks.Tasks, func(x struct {
+		ID         string
+		ReviewNote *string
+	}) bool {
+		return x.ID == adr2
+	}); i < 0 || tasks.Tasks[i].ReviewNote == nil || *tasks.Tasks[i].ReviewNote != note {
+		t.Fatalf("the agent's tasks: %+v", tasks)
 	}
-	if task == nil {
-		t.Fatalf("the re-visit is not on the agent's list: %+v", tasks)
-	}
-	if r := reviewAdmin(t, "POST", "/admin/v1/reviews/"+adr2+"/decision", map[string]any{"decision": "APPROVE"}); r.Status != http.StatusConflict ||
-		r.Code() != "NOT_IN_REVIEW" {
-		t.Fatalf("deciding again: %d %s", r.Status, r.Body)
-	}
+
+	// The agent app shows the note on the task's card.
+	var fresh struct{ Code string }
+	P.Do(t, harness.Request{Method: "POST", URL: P.URLs["verification"] + "/admin/v1/agents/" + agentID + "/code", Key: harness.AdminToken}).Decode(t, &fresh)
+	app := newChromium(t, "ops")
+	app.do(chromedp.EmulateViewport(360, 800, chromedp.EmulateMobile, chromedp.EmulateTouch, chromedp.EmulatePortrait),
+		chromedp.Navigate(P.GatewayURL+"/agent/"), chromedp.WaitVisible(chromedp.ID("phone")),
+		chromedp.SendKeys(chromedp.ID("phone"), ph), chromedp.SendKeys(chromedp.ID("code"), fresh.Code+"\r"))
+	app.see("Today's tasks")
+	app.see("Reviewer's note: " + note)
+	app.shot("09-agent-review-note")
 }
 
 func hasFlag(flags []struct{ Code, Severity string }, code, severity string) bool {
