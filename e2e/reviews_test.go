@@ -180,6 +180,10 @@ func TestReviewBeforeRelease(t *testing.T) {
 	if r := P.API(t, "GET", "/ops/v1/reviews", key, nil); r.Status != http.StatusUnauthorized || r.Code() != "STAFF_SESSION_REQUIRED" {
 		t.Fatalf("an API key on the queue: %d %s", r.Status, r.Body)
 	}
+	// kycctl reads the same evidence with the operators' token.
+	if r := reviewAdmin(t, "GET", "/admin/v1/reviews/"+adr, nil); r.Status != http.StatusOK {
+		t.Fatalf("the evidence with the admin token: %d %s", r.Status, r.Body)
+	}
 
 	// The reviewer approves in the console, by keyboard.
 	rv := &dashPage{newChromium(t, "ops")}
