@@ -105,8 +105,8 @@ func lenderEvents(t *testing.T, key, customerID, typ string) int {
 
 // staffMember signs a new member of role in with an API client (cookie
 // and CSRF token), created by a fresh admin; it returns the client, the
-// member's email and TOTP secret.
-func staffMember(t *testing.T, role, name string) (*browser, string, string) {
+// member's email and TOTP secret, and the admin's client.
+func staffMember(t *testing.T, role, name string) (*browser, string, string, *browser) {
 	t.Helper()
 	_, adminLink := bootstrapAdmin(t)
 	admin, _ := enrolByAPI(t, adminLink)
@@ -118,7 +118,7 @@ func staffMember(t *testing.T, role, name string) (*browser, string, string) {
 	var d struct{ EnrolURL string }
 	r.Decode(t, &d)
 	b, secret := enrolByAPI(t, d.EnrolURL)
-	return b, email, secret
+	return b, email, secret, admin
 }
 
 // TestReviewBeforeRelease: with the organization on FLAGGED, a visit with
@@ -135,7 +135,7 @@ func TestReviewBeforeRelease(t *testing.T) {
 	setReviewPolicy(t, org, "FLAGGED")
 	agentID, ph, code := agentWithCode(t, P, "Funmi Adeyemi", []string{"Ekiti"}, []string{"Ado Ekiti"})
 	agent := &fieldAgent{t: t, id: agentID, token: signInAgent(t, P, ph, code)}
-	reviewer, revEmail, revSecret := staffMember(t, "reviewer", "Chidi Eze")
+	reviewer, revEmail, revSecret, admin := staffMember(t, "reviewer", "Chidi Eze")
 	addr := map[string]any{"streetNumber": "14", "streetName": "Ajilosun Street", "city": "Ado-Ekiti", "lga": "Ado Ekiti", "state": "Ekiti"}
 	site := [2]float64{7.621234 + float64(rand.IntN(999))*1e-6, 5.221345}
 	far := [2]float64{site[0] + 0.153, site[1]} // 17 km north
@@ -253,6 +253,20 @@ func TestReviewBeforeRelease(t *testing.T) {
 		return x.ID == adr2
 	}); i < 0 || tasks.Tasks[i].ReviewNote == nil || *tasks.Tasks[i].ReviewNote != note {
 		t.Fatalf("the agent's tasks: %+v", tasks)
+	}
+
+	// The audit log lists both decisions, by the reviewer.
+	for _, want := range [][2]string{{"review.approve", adr}, {"review.revisit", adr2}} {
+		eventually.True(t, 30*time.Second, want[0]+" in the audit log", func() bool {
+			r := admin.call("GET", "/ops/v1/audit?action="+want[0]+"&orgId="+org, nil)
+			var d struct {
+				Entries []struct{ ActorName, Action, Target string }
+			}
+			r.Decode(t, &d)
+			return slices.ContainsFunc(d.Entries, func(e struct{ ActorName, Action, Target string }) bool {
+				return e.Action == want[0] && e.Target == want[1] && e.ActorName == "Chidi Eze"
+			})
+		})
 	}
 
 	// The agent app shows the note on the task's card.
