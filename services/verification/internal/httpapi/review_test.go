@@ -392,3 +392,44 @@ func TestConcurrentDecisions(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewQueuePages: the queue pages oldest held first with a cursor,
+// and a bad cursor is a 400.
+func TestReviewQueuePages(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	org := ids.New("org")
+	f.policy(t, org, verification.ReviewAll)
+	a := f.newAgent(t, "Lagos")
+	var held []string
+	for range 3 {
+		adr := f.openLiveIn(t, org, "Lagos")
+		expect(t, "visit", f.fieldVisit(t, a, adr, verification.Verified, site), http.StatusOK, "")
+		held = append(held, adr)
+	}
+	var got []string
+	cursor := ""
+	for page := 0; ; page++ {
+		r := f.do(t, staffCall(reviewerAda, "GET", "/ops/v1/reviews?limit=2&cursor="+cursor, nil))
+		expect(t, "page", r, http.StatusOK, "")
+		var p struct {
+			Reviews    []heldItem
+			NextCursor *string
+		}
+		r.data(t, &p)
+		for _, it := range p.Reviews {
+			got = append(got, it.AddressID)
+		}
+		if p.NextCursor == nil {
+			break
+		}
+		if page > 2 || len(p.Reviews) != 2 {
+			t.Fatalf("page %d: %s", page, r.body)
+		}
+		cursor = *p.NextCursor
+	}
+	if !slices.Equal(got, held) {
+		t.Fatalf("queue %v; want %v (oldest first)", got, held)
+	}
+	expect(t, "a bad cursor", f.do(t, staffCall(reviewerAda, "GET", "/ops/v1/reviews?cursor=nonsense", nil)), http.StatusBadRequest, "VALIDATION_ERROR")
+}
