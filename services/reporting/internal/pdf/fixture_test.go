@@ -98,7 +98,6 @@ func address(i int, rejected bool, at time.Time) report.Address {
 		a.Status = report.Rejected
 		v.Reason, v.Diagnostics = "CUSTOMER_MOVED", "Neighbours say the customer moved to Abuja in March."
 	}
-	v.Review = &report.Review{Decision: "APPROVE", ReviewedBy: "Ada Obi", ReviewedAt: ptr(visited.Add(time.Hour)), Note: "Photos checked against the trail."}
 	a.VerificationData = v
 	return a
 }

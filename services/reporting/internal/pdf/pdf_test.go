@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kycfield/kyc/pkg/pdftest"
 	"github.com/kycfield/kyc/services/reporting/internal/pdf"
@@ -35,6 +36,10 @@ func TestReportShowsEveryField(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/%d", tc.status, tc.addresses), func(t *testing.T) {
 			t.Parallel()
 			c := content(tc.addresses, tc.status, report.EnvLive)
+			// The first address was held for review and approved.
+			visited := *c.Outcome.Addresses[0].VerificationData.VerifiedAt
+			c.Outcome.Addresses[0].VerificationData.Review = &report.Review{Decision: "APPROVE", ReviewedBy: "Ada Obi",
+				ReviewedAt: ptr(visited.Add(time.Hour)), Note: "Photos checked against the trail."}
 			b := render(t, c)
 			text := pdftest.Text(t, b)
 			want := []string{
