@@ -139,4 +139,11 @@ var Table = []Route{
 	{"POST", "/ops/v1/agents/{id}/disable", Verification, AuthStaff, "", BodyNone},
 	{"POST", "/ops/v1/agents/{id}/enable", Verification, AuthStaff, "", BodyNone},
 	{"POST", "/ops/v1/agents/{id}/code", Verification, AuthStaff, "", BodyNone},
+
+	// Review before release (verification): reviewers and admins read,
+	// reviewers decide (the service checks the role).
+	{"GET", "/ops/v1/reviews", Verification, AuthStaff, "", BodyNone},
+	{"GET", "/ops/v1/reviews/{addressId}", Verification, AuthStaff, "", BodyNone},
+	{"GET", "/ops/v1/reviews/{addressId}/photos/{photoId}", Verification, AuthStaff, "", BodyNone},
+	{"POST", "/ops/v1/reviews/{addressId}/decision", Verification, AuthStaff, "", BodyJSON},
 }

@@ -9,13 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/kycfield/kyc/pkg/pgdb"
-	"github.com/kycfield/kyc/pkg/principal"
-	"github.com/kycfield/kyc/pkg/staffaudit"
 	"github.com/kycfield/kyc/services/verification/internal/verification"
 )
-
-// AuditTo sets the full (prefixed) name of the staff-audit topic.
-func (s *Store) AuditTo(topic string) { s.auditTopic = topic }
 
 // openLive is the predicate of migration 013's partial indexes, word for
 // word, so that the planner uses them.
@@ -178,17 +173,6 @@ func (s *Store) TouchAgent(ctx context.Context, agentID string, now time.Time) e
 	_, err := s.Pool().Exec(ctx, `UPDATE agents SET last_seen_at = $2 WHERE id = $1
 		AND (last_seen_at IS NULL OR last_seen_at < $2::timestamptz - interval '1 minute')`, agentID, now)
 	return pgdb.Translate(err)
-}
-
-// Audit implements verification.OpsTx. A change made without a staff or
-// admin-token principal (a consumer, a test calling the service) has no
-// one to record; every HTTP path to these changes carries one.
-func (t *txn) Audit(ctx context.Context, action, target, orgID string, details map[string]any) error {
-	p, ok := principal.From(ctx)
-	if !ok || (p.Kind != principal.KindStaff && p.Kind != principal.KindAdminToken) {
-		return nil
-	}
-	return staffaudit.Record(ctx, t.tx, t.s.auditTopic, action, target, orgID, details)
 }
 
 // WaitingLiveIn implements verification.OpsTx.

@@ -105,6 +105,7 @@ type Store interface {
 	Evidence(ctx context.Context, addressID string) (Evidence, error)
 	SignInAttempts
 	OpsStore
+	ReviewReads
 }
 
 // Waiting is a live job waiting for an agent.
@@ -183,4 +184,7 @@ type Tx interface {
 	InsertPhotoHash(ctx context.Context, j Job, p Photo, matches []PhotoMatch) error
 	InsertTrail(ctx context.Context, t VisitTrail) error
 	OpsTx
+	// Audit records the caller's action (a staff member's, or the
+	// operators' admin token's) in the staff audit log, with the change.
+	Audit(ctx context.Context, action, target, orgID string, details map[string]any) error
 }

@@ -156,9 +156,6 @@ type OpsStore interface {
 
 // OpsTx is what the console's changes do inside a transaction.
 type OpsTx interface {
-	// Audit records the caller's staff action (pkg/staffaudit) in the
-	// transaction.
-	Audit(ctx context.Context, action, target, orgID string, details map[string]any) error
 	// WaitingLiveIn lists live PENDING jobs in states, oldest first.
 	WaitingLiveIn(ctx context.Context, states []string, limit int) ([]Waiting, error)
 	// SaveAgent stores an agent's name, phone and coverage.
