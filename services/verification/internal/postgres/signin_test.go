@@ -14,6 +14,7 @@ import (
 	"github.com/kycfield/kyc/pkg/objstore/pending"
 	"github.com/kycfield/kyc/pkg/outbox"
 	"github.com/kycfield/kyc/pkg/pgtest"
+	"github.com/kycfield/kyc/pkg/principal"
 	"github.com/kycfield/kyc/services/verification/internal/events"
 	"github.com/kycfield/kyc/services/verification/internal/postgres"
 	"github.com/kycfield/kyc/services/verification/internal/verification"
@@ -66,11 +67,13 @@ func TestReserveSignInUnderABurst(t *testing.T) {
 func issue(t *testing.T, f fixture) (phone, code string) {
 	t.Helper()
 	phone = fmt.Sprintf("+23480%08d", time.Now().UnixNano()%1e8)
-	a, err := f.svc.CreateAgent(f.ctx, verification.AgentInput{Name: "Adé Bello", Phone: phone, States: []string{"Lagos"}})
+	// Operations act with the admin token (kycctl): their changes are audited.
+	ops := principal.With(f.ctx, principal.Principal{Kind: principal.KindAdminToken})
+	a, err := f.svc.CreateAgent(ops, verification.AgentInput{Name: "Adé Bello", Phone: phone, States: []string{"Lagos"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code, _, err = f.svc.IssueCode(f.ctx, a.ID); err != nil {
+	if code, _, err = f.svc.IssueCode(ops, a.ID); err != nil {
 		t.Fatal(err)
 	}
 	return phone, code
