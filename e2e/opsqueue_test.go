@@ -73,7 +73,7 @@ func TestOpsConsoleCoverageAgentAndQueue(t *testing.T) {
 		}
 	}
 
-	d := signInStaff(t, "dispatcher", "Bola Ahmed")
+	d := signInStaff(t, "dispatcher", "Dayo Adeyemi")
 	area := `tr[data-area="Zamfara|Gusau"]`
 	d.do(chromedp.Navigate(P.GatewayURL + "/ops/#/coverage"))
 	d.see("Create an agent here")
