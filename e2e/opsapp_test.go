@@ -234,3 +234,44 @@ func TestOpsConsoleStaffAccounts(t *testing.T) {
 		t.Fatalf("a session without a cookie: %d %s", r.Status, r.Body)
 	}
 }
+
+// Staff sign-in is throttled like the dashboard's log-in, on counters of
+// its own: 20 wrong passwords at once get 5 x 401 and 15 x 429, the
+// dashboard's counter for the same email and address is untouched, the
+// member still signs in from another address, and each failure is in the
+// audit log with the email tried.
+func TestOpsSignInBurstIsThrottledAndAudited(t *testing.T) {
+	t.Parallel()
+	email, link := bootstrapAdmin(t)
+	admin, secret := enrolByAPI(t, link)
+	attacker, _ := newBrowserFrom(t)
+	got := burst(t, attacker, 20, "/ops/v1/session", map[string]any{"email": email, "password": "wrong password!", "code": "000000"})
+	if got[http.StatusUnauthorized] != 5 || got[http.StatusTooManyRequests] != 15 {
+		t.Fatalf("20 parallel wrong staff sign-ins: %v; want 5 x 401 and 15 x 429", got)
+	}
+	if r := attacker.call("POST", "/dashboard/v1/login", map[string]any{"email": email, "password": "wrong password!"}); r.Status != http.StatusUnauthorized ||
+		r.Code() != "INVALID_CREDENTIALS" {
+		t.Fatalf("the dashboard's counter for the same email and address: %d %s", r.Status, r.Body)
+	}
+	fresh, _ := newBrowserFrom(t)
+	r := fresh.call("POST", "/ops/v1/session", map[string]any{"email": email, "password": staffPassword, "code": totpCode(t, secret, time.Now().Add(30*time.Second))})
+	if r.Status != http.StatusOK {
+		t.Fatalf("the member from another address: %d %s", r.Status, r.Body)
+	}
+	eventually.True(t, 30*time.Second, "five staff.sign_in_failed entries with the email tried", func() bool {
+		r := admin.call("GET", "/ops/v1/audit?action=staff.sign_in_failed&actorId="+adminID(t, admin), nil)
+		return r.Status == http.StatusOK && strings.Count(string(r.Body), `"email":"`+email+`"`) == 5
+	})
+}
+
+// adminID is the signed-in member's id.
+func adminID(t *testing.T, b *browser) string {
+	t.Helper()
+	r := b.call("GET", "/ops/v1/me", nil)
+	var d struct{ Staff struct{ ID string } }
+	r.Decode(t, &d)
+	if d.Staff.ID == "" {
+		t.Fatalf("me: %d %s", r.Status, r.Body)
+	}
+	return d.Staff.ID
+}
