@@ -190,6 +190,7 @@ func TestOpsConsoleStaffAccounts(t *testing.T) {
 		tap(chromedp.CSS(`tr[data-id="`+orgID+`"] button`)))
 	a.seeIn("status-"+orgID, "Saved: FLAGGED, 48 hours")
 	a.shot("05-organizations")
+	a.fitsPhone("07-organizations-phone")
 
 	// Disabling the dispatcher ends their session at once.
 	if r := dispatcher.call("GET", "/ops/v1/me", nil); r.Status != http.StatusOK {
@@ -216,6 +217,7 @@ func TestOpsConsoleStaffAccounts(t *testing.T) {
 	}
 	a.seeIn("audit-rows", revEmail) // the reviewer's creation
 	a.shot("04-audit")
+	a.fitsPhone("06-audit-phone") // filters and rows stack at 360 px
 	// The bootstrap, made with the operators' admin token.
 	a.do(chromedp.Navigate(P.GatewayURL + "/ops/#/audit?actorId=admin-token&action=staff.create"))
 	a.seeIn("audit-rows", adminEmail)
