@@ -63,6 +63,12 @@ func enrolByAPI(t *testing.T, link string) (*browser, string) {
 	if r.Status != http.StatusOK {
 		t.Fatalf("enrolment finish: %d %s", r.Status, r.Body)
 	}
+	// The session cookie, through the gateway: scripts cannot read it,
+	// another site never sends it, and it stays under /ops.
+	if c := r.Header.Get("Set-Cookie"); !strings.HasPrefix(c, "kyc_staff=") || !strings.Contains(c, "Path=/ops;") ||
+		!strings.Contains(c, "HttpOnly") || !strings.Contains(c, "SameSite=Strict") {
+		t.Fatalf("the staff cookie: %q", c)
+	}
 	var s struct{ CSRFToken string }
 	r.Decode(t, &s)
 	b.csrf = s.CSRFToken
