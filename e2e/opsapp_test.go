@@ -293,7 +293,7 @@ func TestOpsSignInBurstIsThrottledAndAudited(t *testing.T) {
 	})
 }
 
-// adminID is the signed-in member's id (b's).
+// memberID is the id of the member signed in with b.
 func memberID(t *testing.T, b *browser) string {
 	t.Helper()
 	r := b.call("GET", "/ops/v1/me", nil)
