@@ -196,7 +196,7 @@ func TestOpsConsoleStaffAccounts(t *testing.T) {
 		tap(chromedp.CSS(`tr[data-id="`+orgID+`"] button`)))
 	a.seeIn("status-"+orgID, "Saved: FLAGGED, 48 hours")
 	a.shot("05-organizations")
-	a.fitsPhone("07-organizations-phone")
+	a.fitsPhone("11-organizations-phone")
 
 	// Disabling the dispatcher ends their session at once.
 	if r := dispatcher.call("GET", "/ops/v1/me", nil); r.Status != http.StatusOK {
@@ -221,7 +221,7 @@ func TestOpsConsoleStaffAccounts(t *testing.T) {
 	a.see("Audit log")
 	a.seeIn("audit-rows", "staff.disable") // the newest
 	a.shot("04-audit")
-	a.fitsPhone("06-audit-phone") // filters and rows stack at 360 px
+	a.fitsPhone("10-audit-phone") // filters and rows stack at 360 px
 	// Each member's actions, with the filter a person uses (tests running
 	// beside this one add entries of their own to the unfiltered log).
 	for _, who := range []struct {

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"slices"
 	"time"
 
 	"github.com/kycfield/kyc/pkg/event"
@@ -38,9 +39,24 @@ func samples() []event.Sample {
 	rj.Status, rj.Result, rj.Photos = verification.Rejected, &verification.Result{Reason: verification.ReasonNoAccess, Diagnostics: "No access on 3 visits"}, nil
 	rj.Attempts = []verification.Attempt{{At: at, Reason: verification.ReasonNoAccess, By: "agt_019a2b3c4d5e6f708192a3b4c5d6e7f8"}}
 	rejected.Status, rejected.Jobs = verification.Rejected, []verification.Job{rj}
+	// A result held for review, and the same result approved by a reviewer.
+	held, hj := c, j
+	hj.Status, hj.CompletedAt = verification.InReview, nil
+	hj.Hold = &verification.Hold{Kind: verification.HoldResult, Outcome: verification.Verified, AgentID: j.Result.Agent.ID, Since: at}
+	held.Status, held.VerificationDate, held.Jobs = verification.InProgress, nil, []verification.Job{hj}
+	reviewed := c
+	rv := j
+	rv.Timeline = append(slices.Clone(j.Timeline[:1]), verification.Transition{Status: verification.InReview, At: at, By: j.Result.Agent.ID},
+		verification.Transition{Status: verification.Verified, At: at, By: "reviewed by Ada Obi", Decision: verification.DecisionApprove, Note: "Checked."})
+	rv.Reviews = []verification.Review{{Decision: verification.DecisionApprove, Kind: verification.HoldResult, ReviewerID: "stf_019a2b3c4d5e6f708192a3b4c5d6e7f8",
+		ReviewedBy: "Ada Obi", ReviewedAt: at, Note: "Checked."}}
+	reviewed.Jobs = []verification.Job{rv}
 	p := Publisher{View: view.Renderer{BaseURL: "https://api.example.com"}}
 	var out []event.Sample
 	for _, ch := range []verification.Change{
+		{Type: TypeAddressUpdated, Case: held, Job: &held.Jobs[0]},
+		{Type: TypeAddressUpdated, Case: reviewed, Job: &reviewed.Jobs[0]},
+		{Type: TypeCompleted, Case: reviewed},
 		{Type: TypeAddressUpdated, Case: c, Job: &c.Jobs[0]},
 		{Type: TypeAddressUpdated, Case: rejected, Job: &rejected.Jobs[0]},
 		{Type: TypeCompleted, Case: c},
