@@ -200,3 +200,27 @@ func (s *Store) Recover(ctx context.Context, who webhook.Caller, endpointID stri
 	})
 	return n, err
 }
+
+// StageTime is when a stage event of the customer that happened at at is
+// recorded: at to the millisecond (the body's precision), or a
+// millisecond after the customer's latest message if at is not later.
+// Every message of one customer so gets its own createdAt, increasing in
+// the order they were stored, which is what the events API sorts by and
+// the dispatcher keeps per customer. A transaction-scoped lock on the
+// customer serialises the two consumers that store its stage events
+// (verification and reporting), so two cannot take the same time.
+func (t Tx) StageTime(ctx context.Context, orgID, env, customerID string, at time.Time) (time.Time, error) {
+	if _, err := t.tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('webhook-stage/' || $1, 0))`, customerID); err != nil {
+		return at, err
+	}
+	var last *time.Time
+	if err := t.tx.QueryRow(ctx, `SELECT max(created_at) FROM messages WHERE org_id = $1 AND env = $2 AND customer_id = $3`,
+		orgID, env, customerID).Scan(&last); err != nil {
+		return at, err
+	}
+	at = at.UTC().Truncate(time.Millisecond)
+	if last != nil && !at.After(*last) {
+		at = last.UTC().Truncate(time.Millisecond).Add(time.Millisecond)
+	}
+	return at, nil
+}

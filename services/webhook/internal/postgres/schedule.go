@@ -14,6 +14,20 @@ import (
 // claimLockKey is the advisory lock serialising claims ("kyc_whc").
 const claimLockKey = 0x6b79635f776863
 
+// earlierStage finds, for the candidate delivery d, a stage event of the
+// same customer stored before d's message whose delivery to the same
+// endpoint has not ended (pending, retrying, or in flight). While one
+// exists d waits: each endpoint gets a customer's stage events one at a
+// time, in order; a delivery that is exhausted (or succeeded) lets the
+// next one go. It reads a customer's few messages through
+// events_by_customer and each one's delivery through the (endpoint_id,
+// message_id) key; other types skip it.
+const earlierStage = `SELECT 1 FROM messages m
+	JOIN messages pm ON pm.org_id = m.org_id AND pm.env = m.env AND pm.customer_id = m.customer_id
+		AND (pm.created_at, pm.id) < (m.created_at, m.id) AND pm.event_type = ANY($4)
+	JOIN deliveries p ON p.endpoint_id = d.endpoint_id AND p.message_id = pm.id AND p.status IN ('pending', 'retrying')
+	WHERE m.id = d.message_id AND m.customer_id IS NOT NULL`
+
 // Job is a claimed delivery with what sending it needs.
 type Job struct {
 	Delivery webhook.Delivery
@@ -33,7 +47,8 @@ type Job struct {
 // both fill the same endpoint's room. A claim takes about a millisecond,
 // so the lock costs little. Endpoints are taken in the order of their
 // oldest due delivery, so a slow endpoint's backlog never hides another
-// endpoint's due deliveries.
+// endpoint's due deliveries. A customer's stage events wait for the
+// earlier ones to the same endpoint (earlierStage).
 func (s *Store) Claim(ctx context.Context, n, perEndpoint int, lease time.Duration) ([]Job, error) {
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
@@ -49,6 +64,7 @@ func (s *Store) Claim(ctx context.Context, n, perEndpoint int, lease time.Durati
 			SELECT x.id FROM room, LATERAL (
 				SELECT d.id, d.next_attempt_at FROM deliveries d
 				WHERE d.endpoint_id = room.id AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
+				  AND (d.event_type <> ALL($4) OR NOT EXISTS (`+earlierStage+`))
 				ORDER BY d.next_attempt_at LIMIT greatest(room.room, 0)
 				FOR UPDATE SKIP LOCKED) x
 			ORDER BY x.next_attempt_at LIMIT $1
@@ -60,7 +76,7 @@ func (s *Store) Claim(ctx context.Context, n, perEndpoint int, lease time.Durati
 		SELECT c.id, c.endpoint_id, c.org_id, c.env, c.message_id, c.event_type, c.status, c.attempts, c.scheduled, c.manual, c.created_at,
 			m.body, m.traceparent, `+prefixed("e.")+`
 		FROM claimed c JOIN messages m ON m.id = c.message_id JOIN endpoints e ON e.id = c.endpoint_id`,
-		n, perEndpoint, lease.Seconds())
+		n, perEndpoint, lease.Seconds(), webhook.Staged)
 	b.Queue(`COMMIT`)
 	br := s.Pool().SendBatch(ctx, b)
 	defer br.Close()
