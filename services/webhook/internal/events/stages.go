@@ -11,6 +11,7 @@ import (
 
 // Address statuses the stage events are derived from.
 const (
+	statusPending    = "PENDING"
 	statusAssigned   = "ASSIGNED"
 	statusInProgress = "IN_PROGRESS"
 	statusVerified   = "VERIFIED"
