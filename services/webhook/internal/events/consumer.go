@@ -3,6 +3,7 @@ package events
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -41,7 +42,11 @@ func Subscriptions(within func(pgx.Tx) postgres.Tx, publicURL string) []inbox.Su
 		if r.CustomerID == "" || r.ReportID == "" {
 			return inbox.Permanent(fmt.Errorf("%s without customerId or reportId", e.Type))
 		}
-		return stage(ctx, within(tx), e, webhook.TypeReportReady, r.CustomerID, ReportReadyData{CustomerID: r.CustomerID,
+		t := within(tx)
+		if err := outcomeFirst(ctx, t, e, r); err != nil {
+			return err
+		}
+		return stage(ctx, t, e, webhook.TypeReportReady, r.CustomerID, ReportReadyData{CustomerID: r.CustomerID,
 			ReportID: r.ReportID, Version: r.Version, Status: r.Status, ReportURL: *ReportURL(publicURL, r.CustomerID),
 			GeneratedAt: stamp(r.GeneratedAt)})
 	}
@@ -60,6 +65,29 @@ func Subscriptions(within func(pgx.Tx) postgres.Tx, publicURL string) []inbox.Su
 		// consumer's batch.
 		{Group: "webhook.reporting", Topics: []string{event.TopicReporting}, Batch: 1,
 			Routes: []inbox.Route{inbox.On(onReport, TypeReportGenerated)}}}
+}
+
+// OutcomeWait is how long after a report was generated report.ready
+// waits for the customer's outcome to be stored here first.
+const OutcomeWait = 10 * time.Minute
+
+// outcomeFirst keeps report.ready behind the outcome it reports on. The
+// report comes from verification.completed/rejected, but on another
+// topic, which this service may read ahead of verification-events: a
+// fresh report whose customer has no outcome stored here yet is retried
+// (the reporting consumer applies one event at a time, so this holds up
+// nothing but reports) until the verification consumer has stored it.
+// An older report (a re-render, or an outcome past the retention) goes
+// on at once.
+func outcomeFirst(ctx context.Context, t postgres.Tx, e event.Event, r reportGenerated) error {
+	if time.Since(r.GeneratedAt) > OutcomeWait {
+		return nil
+	}
+	ok, err := t.HasOutcome(ctx, e.OrgID, e.Environment, r.CustomerID)
+	if err == nil && !ok {
+		err = fmt.Errorf("report.ready of %s waits for the customer's outcome", r.CustomerID)
+	}
+	return err
 }
 
 // stage stores the stage event typ derived from e and enqueues it for the

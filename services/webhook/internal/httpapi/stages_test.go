@@ -46,9 +46,10 @@ func reportGenerated(cus string, version int) map[string]any {
 
 // visit publishes one address's visit with a re-visit (assigned, checked
 // in, no access, checked in again, held for review, released VERIFIED)
-// and its report, and returns the source event of each stage event in
-// order with the stage event's type.
-func (f *fixture) visit(who tenant, cus string) (sources []event.Event, types []string, held event.Event) {
+// and its outcome and report, and returns the source event of each stage
+// event in order with the stage event's type, the held event and the
+// outcome.
+func (f *fixture) visit(who tenant, cus string) (sources []event.Event, types []string, held, outcome event.Event) {
 	f.t.Helper()
 	adr := ids.New("adr")
 	steps := []struct{ status, previous, stage string }{
@@ -67,8 +68,9 @@ func (f *fixture) visit(who tenant, cus string) (sources []event.Event, types []
 		}
 		sources, types = append(sources, e), append(types, s.stage)
 	}
+	outcome = f.publish(who, "verification.completed", completed(cus, adr))
 	sources, types = append(sources, f.publish(who, "report.generated", reportGenerated(cus, 1))), append(types, webhook.TypeReportReady)
-	return sources, types, held
+	return sources, types, held, outcome
 }
 
 func (rc *receiver) ids() []string {
@@ -99,7 +101,7 @@ func TestStageEventsArriveInOrderOnce(t *testing.T) {
 	all := newReceiver(t, nil)
 	allEp := f.endpoint(who, all.URL, nil)
 	cus := ids.New("cus")
-	sources, types, held := f.visit(who, cus)
+	sources, types, held, outcome := f.visit(who, cus)
 	want := make([]string, len(sources))
 	for i, s := range sources {
 		want[i] = events.StageID(s.ID, types[i])
@@ -143,10 +145,11 @@ func TestStageEventsArriveInOrderOnce(t *testing.T) {
 			t.Fatalf("GET /events/%s: %d %s", r.header.Get("webhook-id"), one.status, one.body)
 		}
 	}
-	// The endpoint with every type gets the five address updates and
-	// the six stage events: the held one was never stored (the consumer
-	// committed it before publish returned), so nothing can deliver it.
-	eventually.True(t, patience, "every event to the * endpoint", func() bool { return len(all.requests()) == 11 })
+	// The endpoint with every type gets the five address updates, the
+	// outcome and the six stage events: the held one was never stored
+	// (the consumer committed it before publish returned), so nothing
+	// can deliver it.
+	eventually.True(t, patience, "every event to the * endpoint", func() bool { return len(all.requests()) == 12 })
 	if n := f.count(`SELECT count(*) FROM messages WHERE id = $1`, held.ID); n != 0 {
 		t.Fatalf("the IN_REVIEW update is stored %d times", n)
 	}
@@ -164,7 +167,7 @@ func TestStageEventsArriveInOrderOnce(t *testing.T) {
 	subs := events.Subscriptions(f.store.Within, "https://api.example.com")
 	freshV := inbox.New("webhook.replay.v", nil, f.pool, logging.Discard(), inbox.HandlerOf(subs, "webhook.verification"))
 	freshR := inbox.New("webhook.replay.r", nil, f.pool, logging.Discard(), inbox.HandlerOf(subs, "webhook.reporting"))
-	for _, s := range append(sources, held) {
+	for _, s := range append(sources, held, outcome) {
 		cs := []*inbox.Consumer{f.consumer, freshV}
 		if s.Type == "report.generated" {
 			cs = []*inbox.Consumer{f.reports, freshR}
@@ -275,5 +278,42 @@ func TestFailingStageEventHoldsBackOnlyItsCustomer(t *testing.T) {
 	}
 	if at(bLast) < 0 || at(bLast) > lastHead || lastHead > at(aSecond) || at(head) == lastHead {
 		t.Fatalf("order %v: want B's events while A's first (%s) fails, A's second (%s) after it succeeds", got, head, aSecond)
+	}
+}
+
+// A fresh report whose outcome this service has not stored yet (the
+// reporting topic read ahead of the verification topic) is retried, not
+// stored, so report.ready never comes before the outcome's stage events.
+func TestReportReadyWaitsForTheOutcome(t *testing.T) {
+	t.Parallel()
+	f := setup(t, options{})
+	who := newTenant()
+	cus := ids.New("cus")
+	e, err := event.New("report.generated", who.org, who.env, reportGenerated(cus, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.reports.Apply(context.Background(), e); err == nil || inbox.IsPermanent(err) {
+		t.Fatalf("a report before its outcome: %v, want a transient error", err)
+	}
+	if n := f.count(`SELECT count(*) FROM messages WHERE customer_id = $1`, cus); n != 0 {
+		t.Fatalf("%d messages stored", n)
+	}
+	f.publish(who, "verification.completed", completed(cus, ids.New("adr")))
+	if err := f.reports.Apply(context.Background(), e); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.allEvents(who, url.Values{"customerId": {cus}}, 10); len(got) != 2 || got[0].Type != "report.ready" ||
+		got[0].ID != events.StageID(e.ID, "report.ready") {
+		t.Fatalf("listed %+v", got)
+	}
+	// A report generated longer ago than OutcomeWait (a re-render) does
+	// not wait.
+	other := ids.New("cus")
+	old := reportGenerated(other, 2)
+	old["generatedAt"] = time.Now().Add(-events.OutcomeWait - time.Minute).UTC().Format(time.RFC3339Nano)
+	f.publish(who, "report.generated", old)
+	if n := f.count(`SELECT count(*) FROM messages WHERE customer_id = $1 AND event_type = 'report.ready'`, other); n != 1 {
+		t.Fatalf("an old report: %d report.ready", n)
 	}
 }

@@ -224,3 +224,12 @@ func (t Tx) StageTime(ctx context.Context, orgID, env, customerID string, at tim
 	}
 	return at, nil
 }
+
+// HasOutcome reports whether the customer's verification.completed or
+// verification.rejected is stored.
+func (t Tx) HasOutcome(ctx context.Context, orgID, env, customerID string) (bool, error) {
+	var ok bool
+	err := t.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE org_id = $1 AND env = $2 AND customer_id = $3
+		AND event_type IN ('verification.completed', 'verification.rejected'))`, orgID, env, customerID).Scan(&ok)
+	return ok, err
+}
