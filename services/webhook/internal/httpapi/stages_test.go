@@ -261,6 +261,11 @@ func TestFailingStageEventHoldsBackOnlyItsCustomer(t *testing.T) {
 	head = events.StageID(first.ID, webhook.TypeAddressAssigned)
 	mu.Unlock()
 	aNext := f.publish(who, "verification.address.updated", transition(a, aAdr, "IN_PROGRESS", "ASSIGNED", 3))
+	// Behind an unfinished one, it is parked off the due index.
+	if n := f.count(`SELECT count(*) FROM deliveries WHERE message_id = $1 AND next_attempt_at IS NULL AND status = 'pending'`,
+		events.StageID(aNext.ID, webhook.TypeAddressCheckedIn)); n != 1 {
+		t.Fatalf("A's second stage event is not parked behind the first (%d)", n)
+	}
 	f.publish(who, "verification.address.updated", transition(b, bAdr, "ASSIGNED", "PENDING", 2))
 	last := f.publish(who, "verification.address.updated", transition(b, bAdr, "IN_PROGRESS", "ASSIGNED", 3))
 	mu.Lock()
@@ -316,4 +321,105 @@ func TestReportReadyWaitsForTheOutcome(t *testing.T) {
 	if n := f.count(`SELECT count(*) FROM messages WHERE customer_id = $1 AND event_type = 'report.ready'`, other); n != 1 {
 		t.Fatalf("an old report: %d report.ready", n)
 	}
+}
+
+// A customer's stage event given up (exhausted) lets the next one go.
+func TestExhaustedStageEventLetsTheNextGo(t *testing.T) {
+	t.Parallel()
+	f := setup(t, options{schedule: webhook.Schedule{0, 20 * time.Millisecond}})
+	who := newTenant()
+	var mu sync.Mutex
+	var head string
+	rc := newReceiver(t, func(_ int, body []byte) int {
+		mu.Lock()
+		defer mu.Unlock()
+		var b struct{ ID string }
+		_ = json.Unmarshal(body, &b)
+		if b.ID == head {
+			return http.StatusInternalServerError
+		}
+		return http.StatusNoContent
+	})
+	f.endpoint(who, rc.URL, map[string]any{"events": webhook.Staged})
+	cus, adr := ids.New("cus"), ids.New("adr")
+	first := f.publish(who, "verification.address.updated", transition(cus, adr, "ASSIGNED", "PENDING", 2))
+	mu.Lock()
+	head = events.StageID(first.ID, webhook.TypeAddressAssigned)
+	mu.Unlock()
+	second := f.publish(who, "verification.address.updated", transition(cus, adr, "IN_PROGRESS", "ASSIGNED", 3))
+	next := events.StageID(second.ID, webhook.TypeAddressCheckedIn)
+	eventually.True(t, patience, "the next after the exhausted one", func() bool { return slices.Contains(rc.ids(), next) })
+	if got := rc.ids(); !slices.Equal(got, []string{head, head, next}) {
+		t.Fatalf("requests %v, want the first twice (exhausted), then the next", got)
+	}
+}
+
+// Disabling and enabling the endpoint makes only each customer's first
+// unfinished stage event due; the rest follow in order.
+func TestReenabledEndpointResumesStageEventsInOrder(t *testing.T) {
+	t.Parallel()
+	f := setup(t, options{schedule: webhook.Schedule{0, time.Hour}})
+	who := newTenant()
+	var mu sync.Mutex
+	var head string
+	rc := newReceiver(t, func(_ int, body []byte) int {
+		mu.Lock()
+		defer mu.Unlock()
+		var b struct{ ID string }
+		_ = json.Unmarshal(body, &b)
+		if b.ID == head {
+			return http.StatusInternalServerError
+		}
+		return http.StatusNoContent
+	})
+	ep := f.endpoint(who, rc.URL, map[string]any{"events": webhook.Staged})
+	cus, adr := ids.New("cus"), ids.New("adr")
+	// Three more, the first failing: disabling the endpoint parks all
+	// three; enabling makes only the first due, and all three arrive in
+	// order once it succeeds.
+	var want []string
+	for i, s := range []struct{ status, previous, typ string }{{"ASSIGNED", "IN_PROGRESS", webhook.TypeAddressAttempted},
+		{"IN_PROGRESS", "ASSIGNED", webhook.TypeAddressCheckedIn}, {"VERIFIED", "IN_PROGRESS", webhook.TypeAddressVerified}} {
+		if i == 0 {
+			mu.Lock()
+			head = events.StageID(stageSource(f, who, cus, adr, s.status, s.previous, 4+i, &want, s.typ), s.typ)
+			mu.Unlock()
+			continue
+		}
+		stageSource(f, who, cus, adr, s.status, s.previous, 4+i, &want, s.typ)
+	}
+	eventually.True(t, patience, "a failed attempt of the first", func() bool { return len(rc.ids()) >= 1 })
+	if r := f.call(who, "PATCH", "/api/v1/webhooks/"+ep.ID, map[string]any{"enabled": false}); r.status != http.StatusOK {
+		t.Fatalf("disable: %d %s", r.status, r.body)
+	}
+	mu.Lock()
+	head = ""
+	mu.Unlock()
+	if r := f.call(who, "PATCH", "/api/v1/webhooks/"+ep.ID, map[string]any{"enabled": true}); r.status != http.StatusOK {
+		t.Fatalf("enable: %d %s", r.status, r.body)
+	}
+	if n := f.count(`SELECT count(*) FROM deliveries WHERE endpoint_id = $1 AND next_attempt_at IS NOT NULL`, ep.ID); n > 1 {
+		t.Fatalf("%d deliveries due after enabling, want only the customer's first unfinished one", n)
+	}
+	succeeded := func() []string {
+		var out []string
+		for _, r := range rc.requests() {
+			if r.status == http.StatusNoContent {
+				out = append(out, r.header.Get("webhook-id"))
+			}
+		}
+		return out
+	}
+	eventually.True(t, patience, "the three after enabling", func() bool { return len(succeeded()) == 3 })
+	if got := succeeded(); !slices.Equal(got, want) {
+		t.Fatalf("after enabling %v, want %v", got, want)
+	}
+}
+
+// stageSource publishes one transition and appends its stage event's id
+// to want, returning the source event's id.
+func stageSource(f *fixture, who tenant, cus, adr, status, previous string, seq int, want *[]string, typ string) string {
+	e := f.publish(who, "verification.address.updated", transition(cus, adr, status, previous, seq))
+	*want = append(*want, events.StageID(e.ID, typ))
+	return e.ID
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -89,12 +90,20 @@ func enqueue(ctx context.Context, tx pgx.Tx, m webhook.Message, endpointIDs []st
 	b.Queue(`INSERT INTO messages (id, org_id, env, event_type, body, created_at, traceparent, customer_id)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
 		m.ID, m.OrgID, m.Env, m.Type, m.Body, m.CreatedAt, telemetry.Traceparent(ctx), customerID)
+	staged := m.CustomerID != "" && slices.Contains(webhook.Staged, m.Type)
 	for _, eid := range endpointIDs {
 		d := webhook.Delivery{ID: ids.New("dlv"), EndpointID: eid, OrgID: m.OrgID, Env: m.Env, MessageID: m.ID, EventType: m.Type,
 			Status: webhook.StatusPending, NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now}
-		b.Queue(`INSERT INTO deliveries (id, endpoint_id, org_id, env, message_id, event_type, status, next_attempt_at, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8) ON CONFLICT (endpoint_id, message_id) DO NOTHING`,
-			d.ID, eid, m.OrgID, m.Env, m.ID, m.Type, d.Status, now)
+		if staged {
+			b.Queue(`INSERT INTO deliveries (id, endpoint_id, org_id, env, message_id, event_type, status, next_attempt_at, created_at, updated_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN EXISTS (`+unfinishedStage+`) THEN NULL ELSE $8::timestamptz END, $8, $8)
+				ON CONFLICT (endpoint_id, message_id) DO NOTHING`,
+				d.ID, eid, m.OrgID, m.Env, m.ID, m.Type, d.Status, now, m.CustomerID, webhook.Staged)
+		} else {
+			b.Queue(`INSERT INTO deliveries (id, endpoint_id, org_id, env, message_id, event_type, status, next_attempt_at, created_at, updated_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8) ON CONFLICT (endpoint_id, message_id) DO NOTHING`,
+				d.ID, eid, m.OrgID, m.Env, m.ID, m.Type, d.Status, now)
+		}
 		out = append(out, d)
 	}
 	if len(endpointIDs) > 0 { // a message no endpoint wants is only stored
@@ -102,6 +111,17 @@ func enqueue(ctx context.Context, tx pgx.Tx, m webhook.Message, endpointIDs []st
 	}
 	return out, tx.SendBatch(ctx, b).Close()
 }
+
+// unfinishedStage finds another stage event of customer $9 whose
+// delivery to endpoint $2 has not ended. A stage delivery enqueued while
+// one exists is parked (no next_attempt_at): it waits off the due index,
+// and Complete makes it due when the one before it ends. The consumer
+// holds the customer's stage lock (Tx.StageTime), and Complete takes it
+// too, so a delivery ending while a later one is enqueued either is seen
+// as ended here or sees the parked one.
+const unfinishedStage = `SELECT 1 FROM messages pm
+	JOIN deliveries p ON p.endpoint_id = $2 AND p.message_id = pm.id AND p.status IN ('pending', 'retrying')
+	WHERE pm.org_id = $3 AND pm.env = $4 AND pm.customer_id = $9 AND pm.event_type = ANY($10) AND pm.id <> $5`
 
 // Enqueue implements webhook.Repository.
 func (s *Store) Enqueue(ctx context.Context, m webhook.Message, endpointIDs []string) ([]webhook.Delivery, error) {

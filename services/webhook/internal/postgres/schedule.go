@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -138,6 +139,16 @@ func (s *Store) Complete(ctx context.Context, j Job, a webhook.Attempt, sched we
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
 	b.Queue(`SET LOCAL synchronous_commit TO OFF`)
+	// A stage delivery that ends lets its customer's next one go (see
+	// unfinishedStage), under the customer's stage lock.
+	staged := slices.Contains(webhook.Staged, j.Delivery.EventType)
+	ended := o.Status == webhook.StatusSucceeded || o.Status == webhook.StatusExhausted
+	execs := 4
+	if staged {
+		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended('webhook-stage/' || customer_id, 0)) FROM messages
+			WHERE id = $1 AND customer_id IS NOT NULL`, j.Delivery.MessageID)
+		execs++
+	}
 	b.Queue(`INSERT INTO attempts (delivery_id, number, trigger, at, status_code, latency_ms, response, error, succeeded)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
 		j.Delivery.ID, a.Number, a.Trigger, a.At, a.StatusCode, a.LatencyMS, a.Response, a.Error, a.Succeeded)
@@ -146,6 +157,15 @@ func (s *Store) Complete(ctx context.Context, j Job, a webhook.Attempt, sched we
 	b.Queue(`UPDATE deliveries SET status = $2, attempts = $3, scheduled = $4,
 		next_attempt_at = CASE WHEN manual AND NOT $7 THEN now() ELSE $5 END, manual = manual AND NOT $7,
 		lease_until = NULL, updated_at = $6 WHERE id = $1`, j.Delivery.ID, o.Status, a.Number, o.Scheduled, o.Next, now, j.Manual)
+	if staged && ended {
+		b.Queue(`UPDATE deliveries SET next_attempt_at = now(), updated_at = now() WHERE next_attempt_at IS NULL AND id = (
+			SELECT p.id FROM messages m
+			JOIN messages nm ON nm.org_id = m.org_id AND nm.env = m.env AND nm.customer_id = m.customer_id
+				AND (nm.created_at, nm.id) > (m.created_at, m.id) AND nm.event_type = ANY($3)
+			JOIN deliveries p ON p.endpoint_id = $2 AND p.message_id = nm.id AND p.status IN ('pending', 'retrying')
+			WHERE m.id = $1 ORDER BY nm.created_at, nm.id LIMIT 1)`, j.Delivery.MessageID, j.Endpoint.ID, webhook.Staged)
+		execs++
+	}
 	if a.Succeeded {
 		b.Queue(`UPDATE endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL RETURNING now()`, j.Endpoint.ID)
 	} else {
@@ -156,7 +176,7 @@ func (s *Store) Complete(ctx context.Context, j Job, a webhook.Attempt, sched we
 	var since time.Time
 	err := func() error {
 		defer br.Close()
-		for range 4 {
+		for range execs {
 			if _, err := br.Exec(); err != nil {
 				return err
 			}
