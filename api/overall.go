@@ -21,7 +21,7 @@ type OverallStatusTable struct {
 }
 
 // LoadOverallStatusTable reads and checks the table: every multiset of at
-// most 5 of the 6 address statuses, each once (462 rows).
+// most 5 of the 7 address statuses, each once (792 rows).
 func LoadOverallStatusTable() (OverallStatusTable, error) {
 	var tab OverallStatusTable
 	b, err := EventSchemas.ReadFile("events/overall-status.json")
@@ -39,8 +39,8 @@ func LoadOverallStatusTable() (OverallStatusTable, error) {
 		}
 		seen[key] = true
 	}
-	if len(seen) != 462 { // C(6+5, 5) multisets of 0-5 statuses
-		return tab, fmt.Errorf("overall-status.json: %d rows; want 462", len(seen))
+	if len(seen) != 792 { // C(7+5, 5) multisets of 0-5 statuses
+		return tab, fmt.Errorf("overall-status.json: %d rows; want 792", len(seen))
 	}
 	return tab, nil
 }

@@ -19,6 +19,8 @@
 //	kycctl agents code AGENT_ID
 //	kycctl tasks reassign ADDRESS_ID --agent AGENT_ID
 //	kycctl tasks evidence ADDRESS_ID
+//	kycctl reviews list [--limit N] [--cursor CURSOR]
+//	kycctl reviews decide ADDRESS_ID --approve | --reject REASON --note TEXT | --revisit --note TEXT [--agent AGENT_ID]
 //
 // Auth-billing's admin API is at KYC_ADMIN_URL (or --url), the verification
 // service's at KYC_VERIFICATION_ADMIN_URL (or --verification-url; its own
@@ -65,8 +67,10 @@ const usage = `usage:
   kycctl agents code AGENT_ID
   kycctl tasks reassign ADDRESS_ID --agent AGENT_ID
   kycctl tasks evidence ADDRESS_ID
+  kycctl reviews list [--limit N] [--cursor CURSOR]
+  kycctl reviews decide ADDRESS_ID --approve | --reject REASON --note TEXT | --revisit --note TEXT [--agent AGENT_ID]
 global flags: --url (KYC_ADMIN_URL, auth-billing), --verification-url (KYC_VERIFICATION_ADMIN_URL,
-  agents and tasks), --token (ADMIN_TOKEN)`
+  agents, tasks and reviews), --token (ADMIN_TOKEN)`
 
 type client struct {
 	base, token string
@@ -92,6 +96,12 @@ func run(args []string, out io.Writer) error {
 	states := fs.String("states", "", "comma-separated states")
 	lgas := fs.String("lgas", "", "comma-separated LGAs")
 	agent := fs.String("agent", "", "agent id")
+	approve := fs.Bool("approve", false, "release the held result as submitted")
+	reject := fs.String("reject", "", "reject with this reason code")
+	revisit := fs.Bool("revisit", false, "send back for a re-visit")
+	note := fs.String("note", "", "the reviewer's note")
+	limit := fs.String("limit", "", "page size")
+	cursor := fs.String("cursor", "", "page cursor")
 	email := fs.String("email", "", "staff member's email")
 	role := fs.String("role", "", "staff role")
 	slaHours := fs.Int("sla-hours", 0, "SLA target in hours (1-720)")
@@ -143,6 +153,24 @@ func run(args []string, out io.Writer) error {
 		data, err = v.do("POST", "/admin/v1/tasks/"+url.PathEscape(pos[2])+"/reassign", map[string]any{"agentId": *agent})
 	case cmd == "tasks evidence" && len(pos) == 3:
 		data, err = v.do("GET", "/admin/v1/tasks/"+url.PathEscape(pos[2])+"/evidence", nil)
+	case cmd == "reviews list" && len(pos) == 2:
+		q := url.Values{}
+		for k, val := range map[string]string{"limit": *limit, "cursor": *cursor} {
+			if val != "" {
+				q.Set(k, val)
+			}
+		}
+		path := "/admin/v1/reviews"
+		if len(q) > 0 {
+			path += "?" + q.Encode()
+		}
+		data, err = v.do("GET", path, nil)
+	case cmd == "reviews decide" && len(pos) == 3:
+		body, ok := decision(*approve, *revisit, *reject, *note, *agent)
+		if !ok {
+			return errors.New("reviews decide: give exactly one of --approve, --reject REASON or --revisit\n" + usage)
+		}
+		data, err = v.do("POST", "/admin/v1/reviews/"+url.PathEscape(pos[2])+"/decision", body)
 	default:
 		return errors.New(usage)
 	}
@@ -155,6 +183,30 @@ func run(args []string, out io.Writer) error {
 	}
 	_, err = fmt.Fprintln(out, pretty.String())
 	return err
+}
+
+// decision is the body of a review decision: exactly one of approve,
+// revisit and reject (a reason code) must be given; the service checks
+// the rest (a note for REJECT and REVISIT, the agent).
+func decision(approve, revisit bool, reject, note, agent string) (map[string]any, bool) {
+	body := map[string]any{}
+	n := 0
+	if approve {
+		body["decision"], n = "APPROVE", n+1
+	}
+	if revisit {
+		body["decision"], n = "REVISIT", n+1
+	}
+	if reject != "" {
+		body["decision"], body["reason"], n = "REJECT", reject, n+1
+	}
+	if note != "" {
+		body["note"] = note
+	}
+	if agent != "" {
+		body["agentId"] = agent
+	}
+	return body, n == 1
 }
 
 // parseInterspersed lets flags follow positional arguments.

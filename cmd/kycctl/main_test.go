@@ -193,6 +193,17 @@ func TestKycctlAgentsAndTasks(t *testing.T) {
 			`{"addressId":"adr_01","visits":[],"photoMatches":[]}`},
 		{"reassign, flag first", []string{"tasks", "--agent", "agt_02", "reassign", "adr_01"}, "POST", "/admin/v1/tasks/adr_01/reassign",
 			map[string]any{"agentId": "agt_02"}, http.StatusOK, task},
+		{"reviews", []string{"reviews", "list"}, "GET", "/admin/v1/reviews", nil, http.StatusOK, `{"reviews":[],"nextCursor":null}`},
+		{"reviews page", []string{"reviews", "list", "--limit", "5", "--cursor", "abc"}, "GET", "/admin/v1/reviews?cursor=abc&limit=5", nil,
+			http.StatusOK, `{"reviews":[],"nextCursor":null}`},
+		{"approve", []string{"reviews", "decide", "adr_01", "--approve"}, "POST", "/admin/v1/reviews/adr_01/decision",
+			map[string]any{"decision": "APPROVE"}, http.StatusOK, `{"addressId":"adr_01","decision":"APPROVE","status":"VERIFIED"}`},
+		{"reject", []string{"reviews", "decide", "adr_01", "--reject", "WRONG_ADDRESS", "--note", "Another house."}, "POST",
+			"/admin/v1/reviews/adr_01/decision", map[string]any{"decision": "REJECT", "reason": "WRONG_ADDRESS", "note": "Another house."},
+			http.StatusOK, `{"addressId":"adr_01","decision":"REJECT","status":"REJECTED"}`},
+		{"revisit", []string{"reviews", "decide", "adr_01", "--revisit", "--note", "Photo the gate.", "--agent", "agt_02"}, "POST",
+			"/admin/v1/reviews/adr_01/decision", map[string]any{"decision": "REVISIT", "note": "Photo the gate.", "agentId": "agt_02"},
+			http.StatusOK, `{"addressId":"adr_01","decision":"REVISIT","status":"ASSIGNED"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			reply(tc.status, `{"status":true,"message":"ok","data":`+tc.data+`}`)
@@ -230,6 +241,11 @@ func TestKycctlAgentsAndTasks(t *testing.T) {
 	}
 
 	var out bytes.Buffer
+	for _, args := range [][]string{{"reviews", "decide", "adr_01"}, {"reviews", "decide", "adr_01", "--approve", "--revisit", "--note", "x"}} {
+		if err := run(append([]string{"--verification-url", ver}, args...), &out); err == nil || !strings.Contains(err.Error(), "exactly one") {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
 	// Errors are the API's code, message and field details.
 	reply(http.StatusConflict, `{"status":false,"error":{"code":"AGENT_DISABLED","message":"The agent is disabled; enable it first"}}`)
 	if err := run([]string{"--verification-url", ver, "--token", "test-admin-token", "agents", "code", "agt_01"}, &out); err == nil ||

@@ -129,4 +129,11 @@ var Table = []Route{
 	{"GET", "/ops/v1/audit", AuthBilling, AuthStaff, "", BodyNone},
 	{"GET", "/ops/v1/orgs", AuthBilling, AuthStaff, "", BodyNone},
 	{"PATCH", "/ops/v1/orgs/{id}", AuthBilling, AuthStaff, "", BodyJSON},
+
+	// Review before release (verification): reviewers and admins read,
+	// reviewers decide (the service checks the role).
+	{"GET", "/ops/v1/reviews", Verification, AuthStaff, "", BodyNone},
+	{"GET", "/ops/v1/reviews/{addressId}", Verification, AuthStaff, "", BodyNone},
+	{"GET", "/ops/v1/reviews/{addressId}/photos/{photoId}", Verification, AuthStaff, "", BodyNone},
+	{"POST", "/ops/v1/reviews/{addressId}/decision", Verification, AuthStaff, "", BodyJSON},
 }

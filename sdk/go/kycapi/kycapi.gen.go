@@ -77,6 +77,7 @@ const (
 	AddressStatusASSIGNED   AddressStatus = "ASSIGNED"
 	AddressStatusCANCELLED  AddressStatus = "CANCELLED"
 	AddressStatusINPROGRESS AddressStatus = "IN_PROGRESS"
+	AddressStatusINREVIEW   AddressStatus = "IN_REVIEW"
 	AddressStatusPENDING    AddressStatus = "PENDING"
 	AddressStatusREJECTED   AddressStatus = "REJECTED"
 	AddressStatusVERIFIED   AddressStatus = "VERIFIED"
@@ -90,6 +91,8 @@ func (e AddressStatus) Valid() bool {
 	case AddressStatusCANCELLED:
 		return true
 	case AddressStatusINPROGRESS:
+		return true
+	case AddressStatusINREVIEW:
 		return true
 	case AddressStatusPENDING:
 		return true
@@ -636,6 +639,27 @@ func (e ReportVerificationReason) Valid() bool {
 	}
 }
 
+// Defines values for ReviewDecision.
+const (
+	APPROVE ReviewDecision = "APPROVE"
+	REJECT  ReviewDecision = "REJECT"
+	REVISIT ReviewDecision = "REVISIT"
+)
+
+// Valid indicates whether the value is a known member of the ReviewDecision enum.
+func (e ReviewDecision) Valid() bool {
+	switch e {
+	case APPROVE:
+		return true
+	case REJECT:
+		return true
+	case REVISIT:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for StoredDocumentListEnvelopeStatus.
 const (
 	StoredDocumentListEnvelopeStatusTrue StoredDocumentListEnvelopeStatus = true
@@ -1105,8 +1129,11 @@ type Address struct {
 
 	// Status Per-address verification status, moved by the verification context:
 	// `PENDING → ASSIGNED → IN_PROGRESS → VERIFIED | REJECTED`; a visit without access
-	// (or an `UNSAFE_AREA` visit, or a reassignment by operations) returns `IN_PROGRESS`
-	// to `ASSIGNED`, and an unassigned address returns from `ASSIGNED` to `PENDING`;
+	// returns `IN_PROGRESS` to `ASSIGNED`, and an unassigned address returns from
+	// `ASSIGNED` to `PENDING`; `IN_REVIEW` (live): the result, or an `UNSAFE_AREA`
+	// visit, is held for operations' quality review under the organization's review
+	// policy, shown to the lender as "under quality review" (see *Review before
+	// release*);
 	// `CANCELLED` ends open work when the customer is deleted. `VERIFIED`, `REJECTED`
 	// and `CANCELLED` are final. Transitions are in the *Status model* section.
 	Status       AddressStatus `json:"status"`
@@ -1300,8 +1327,11 @@ type AddressStageWebhookEnvironment string
 
 // AddressStatus Per-address verification status, moved by the verification context:
 // `PENDING → ASSIGNED → IN_PROGRESS → VERIFIED | REJECTED`; a visit without access
-// (or an `UNSAFE_AREA` visit, or a reassignment by operations) returns `IN_PROGRESS`
-// to `ASSIGNED`, and an unassigned address returns from `ASSIGNED` to `PENDING`;
+// returns `IN_PROGRESS` to `ASSIGNED`, and an unassigned address returns from
+// `ASSIGNED` to `PENDING`; `IN_REVIEW` (live): the result, or an `UNSAFE_AREA`
+// visit, is held for operations' quality review under the organization's review
+// policy, shown to the lender as "under quality review" (see *Review before
+// release*);
 // `CANCELLED` ends open work when the customer is deleted. `VERIFIED`, `REJECTED`
 // and `CANCELLED` are final. Transitions are in the *Status model* section.
 type AddressStatus string
@@ -1327,8 +1357,11 @@ type AddressUpdatedWebhook struct {
 
 		// Status Per-address verification status, moved by the verification context:
 		// `PENDING → ASSIGNED → IN_PROGRESS → VERIFIED | REJECTED`; a visit without access
-		// (or an `UNSAFE_AREA` visit, or a reassignment by operations) returns `IN_PROGRESS`
-		// to `ASSIGNED`, and an unassigned address returns from `ASSIGNED` to `PENDING`;
+		// returns `IN_PROGRESS` to `ASSIGNED`, and an unassigned address returns from
+		// `ASSIGNED` to `PENDING`; `IN_REVIEW` (live): the result, or an `UNSAFE_AREA`
+		// visit, is held for operations' quality review under the organization's review
+		// policy, shown to the lender as "under quality review" (see *Review before
+		// release*);
 		// `CANCELLED` ends open work when the customer is deleted. `VERIFIED`, `REJECTED`
 		// and `CANCELLED` are final. Transitions are in the *Status model* section.
 		Status           AddressStatus     `json:"status"`
@@ -1978,6 +2011,25 @@ type Pagination struct {
 	TotalPages int `json:"totalPages"`
 }
 
+// QualityReview Operations' latest quality-review decision on the address.
+type QualityReview struct {
+	// Decision A reviewer's decision on a held address: `APPROVE` releases the result as submitted, `REJECT` ends the address `REJECTED` with a reason and note, `REVISIT` sends it back to `ASSIGNED` for a new visit.
+	Decision ReviewDecision `json:"decision"`
+
+	// Note The reviewer's note (plain text, at most 2,000 characters); absent when none was given.
+	Note *string `json:"note,omitempty"`
+
+	// ReviewedAt ISO 8601 UTC with milliseconds.
+	//
+	// Examples: 2026-11-23T10:00:00.123Z
+	ReviewedAt Timestamp `json:"reviewedAt"`
+
+	// ReviewedBy The reviewer's name.
+	//
+	// Examples: Ada Obi
+	ReviewedBy string `json:"reviewedBy"`
+}
+
 // ReasonCode Why an address was rejected or a visit failed; each code's meaning is in the
 // reason-code table of *Status model*. `NO_ACCESS` and `UNSAFE_AREA` are recorded
 // as attempts (the address is visited again; after 3 `NO_ACCESS` attempts it is
@@ -2051,6 +2103,9 @@ type ReportVerification struct {
 
 // ReportVerificationReason Why a report the code names is not genuine; `null` when it is.
 type ReportVerificationReason string
+
+// ReviewDecision A reviewer's decision on a held address: `APPROVE` releases the result as submitted, `REJECT` ends the address `REJECTED` with a reason and note, `REVISIT` sends it back to `ASSIGNED` for a new visit.
+type ReviewDecision string
 
 // StatusAddress An address in the verification status response: the address as submitted (every
 // field present, `null` when not given), its `status` and its `verificationData`,
@@ -2197,7 +2252,8 @@ type VerificationAttempt struct {
 }
 
 // VerificationData What the verification of an address found. It is `null` (see `Address`) until the
-// address has an outcome (`VERIFIED` or `REJECTED`) or a failed attempt; from then on
+// address has an outcome (`VERIFIED` or `REJECTED`), a failed attempt, or is held
+// `IN_REVIEW` (then without the held result: see *Review before release*); from then on
 // it is an object in which `verificationPhotos`, `photoCount`, `attempts` and
 // `timeline` are always present and the other fields are **absent (not `null`)**
 // when there is nothing to say:
@@ -2302,6 +2358,9 @@ type VerificationData struct {
 		Relationship   *string `json:"relationship,omitempty"`
 		YearsAtAddress *int    `json:"yearsAtAddress,omitempty"`
 	} `json:"resident,omitempty"`
+
+	// Review Operations' latest quality-review decision on the address.
+	Review *QualityReview `json:"review,omitempty"`
 
 	// Timeline Every status of the address, oldest first, starting with `PENDING`.
 	Timeline []VerificationTransition `json:"timeline"`
@@ -2514,15 +2573,24 @@ type VerificationTransition struct {
 	// Examples: 2026-11-23T10:00:00.123Z
 	At Timestamp `json:"at"`
 
-	// By `system` (submission, automatic assignment, unassignment of a disabled agent's task, cancellation), `sandbox` (the simulated agent), `operations` (a reassignment) or an agent id.
+	// By `system` (submission, automatic assignment, unassignment of a disabled agent's task, cancellation), `sandbox` (the simulated agent), `operations` (a reassignment), an agent id, or `reviewed by <name>` (a quality-review decision).
 	//
 	// Examples: sandbox
 	By string `json:"by"`
 
+	// Decision A reviewer's decision on a held address: `APPROVE` releases the result as submitted, `REJECT` ends the address `REJECTED` with a reason and note, `REVISIT` sends it back to `ASSIGNED` for a new visit.
+	Decision *ReviewDecision `json:"decision,omitempty"`
+
+	// Note The reviewer's note, on a step a review decision made.
+	Note *string `json:"note,omitempty"`
+
 	// Status Per-address verification status, moved by the verification context:
 	// `PENDING → ASSIGNED → IN_PROGRESS → VERIFIED | REJECTED`; a visit without access
-	// (or an `UNSAFE_AREA` visit, or a reassignment by operations) returns `IN_PROGRESS`
-	// to `ASSIGNED`, and an unassigned address returns from `ASSIGNED` to `PENDING`;
+	// returns `IN_PROGRESS` to `ASSIGNED`, and an unassigned address returns from
+	// `ASSIGNED` to `PENDING`; `IN_REVIEW` (live): the result, or an `UNSAFE_AREA`
+	// visit, is held for operations' quality review under the organization's review
+	// policy, shown to the lender as "under quality review" (see *Review before
+	// release*);
 	// `CANCELLED` ends open work when the customer is deleted. `VERIFIED`, `REJECTED`
 	// and `CANCELLED` are final. Transitions are in the *Status model* section.
 	Status AddressStatus `json:"status"`
@@ -2766,8 +2834,11 @@ type WebhookStatusAddress struct {
 
 	// Status Per-address verification status, moved by the verification context:
 	// `PENDING → ASSIGNED → IN_PROGRESS → VERIFIED | REJECTED`; a visit without access
-	// (or an `UNSAFE_AREA` visit, or a reassignment by operations) returns `IN_PROGRESS`
-	// to `ASSIGNED`, and an unassigned address returns from `ASSIGNED` to `PENDING`;
+	// returns `IN_PROGRESS` to `ASSIGNED`, and an unassigned address returns from
+	// `ASSIGNED` to `PENDING`; `IN_REVIEW` (live): the result, or an `UNSAFE_AREA`
+	// visit, is held for operations' quality review under the organization's review
+	// policy, shown to the lender as "under quality review" (see *Review before
+	// release*);
 	// `CANCELLED` ends open work when the customer is deleted. `VERIFIED`, `REJECTED`
 	// and `CANCELLED` are final. Transitions are in the *Status model* section.
 	Status       AddressStatus `json:"status"`

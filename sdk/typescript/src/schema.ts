@@ -1491,13 +1491,16 @@ export interface components {
         /**
          * @description Per-address verification status, moved by the verification context:
          *     `PENDING → ASSIGNED → IN_PROGRESS → VERIFIED | REJECTED`; a visit without access
-         *     (or an `UNSAFE_AREA` visit, or a reassignment by operations) returns `IN_PROGRESS`
-         *     to `ASSIGNED`, and an unassigned address returns from `ASSIGNED` to `PENDING`;
+         *     returns `IN_PROGRESS` to `ASSIGNED`, and an unassigned address returns from
+         *     `ASSIGNED` to `PENDING`; `IN_REVIEW` (live): the result, or an `UNSAFE_AREA`
+         *     visit, is held for operations' quality review under the organization's review
+         *     policy, shown to the lender as "under quality review" (see *Review before
+         *     release*);
          *     `CANCELLED` ends open work when the customer is deleted. `VERIFIED`, `REJECTED`
          *     and `CANCELLED` are final. Transitions are in the *Status model* section.
          * @enum {string}
          */
-        AddressStatus: "PENDING" | "ASSIGNED" | "IN_PROGRESS" | "VERIFIED" | "REJECTED" | "CANCELLED";
+        AddressStatus: "PENDING" | "ASSIGNED" | "IN_PROGRESS" | "IN_REVIEW" | "VERIFIED" | "REJECTED" | "CANCELLED";
         /** @enum {string} */
         LoanType: "PERSONAL" | "BUSINESS" | "DOCUMENT_VERIFICATION" | "NEW_CUSTOMER";
         /** @enum {string} */
@@ -1555,10 +1558,30 @@ export interface components {
             status: components["schemas"]["AddressStatus"];
             at: components["schemas"]["Timestamp"];
             /**
-             * @description `system` (submission, automatic assignment, unassignment of a disabled agent's task, cancellation), `sandbox` (the simulated agent), `operations` (a reassignment) or an agent id.
+             * @description `system` (submission, automatic assignment, unassignment of a disabled agent's task, cancellation), `sandbox` (the simulated agent), `operations` (a reassignment), an agent id, or `reviewed by <name>` (a quality-review decision).
              * @example sandbox
              */
             by: string;
+            decision?: components["schemas"]["ReviewDecision"];
+            /** @description The reviewer's note, on a step a review decision made. */
+            note?: string;
+        };
+        /**
+         * @description A reviewer's decision on a held address: `APPROVE` releases the result as submitted, `REJECT` ends the address `REJECTED` with a reason and note, `REVISIT` sends it back to `ASSIGNED` for a new visit.
+         * @enum {string}
+         */
+        ReviewDecision: "APPROVE" | "REJECT" | "REVISIT";
+        /** @description Operations' latest quality-review decision on the address. */
+        QualityReview: {
+            decision: components["schemas"]["ReviewDecision"];
+            /**
+             * @description The reviewer's name.
+             * @example Ada Obi
+             */
+            reviewedBy: string;
+            reviewedAt: components["schemas"]["Timestamp"];
+            /** @description The reviewer's note (plain text, at most 2,000 characters); absent when none was given. */
+            note?: string;
         };
         /**
          * @description Why an address was rejected or a visit failed; each code's meaning is in the
@@ -1570,7 +1593,8 @@ export interface components {
         ReasonCode: "ADDRESS_NOT_FOUND" | "WRONG_ADDRESS" | "INVALID_ADDRESS" | "CUSTOMER_NOT_KNOWN_AT_ADDRESS" | "CUSTOMER_MOVED" | "NO_ACCESS" | "UNSAFE_AREA" | "OTHER";
         /**
          * @description What the verification of an address found. It is `null` (see `Address`) until the
-         *     address has an outcome (`VERIFIED` or `REJECTED`) or a failed attempt; from then on
+         *     address has an outcome (`VERIFIED` or `REJECTED`), a failed attempt, or is held
+         *     `IN_REVIEW` (then without the held result: see *Review before release*); from then on
          *     it is an object in which `verificationPhotos`, `photoCount`, `attempts` and
          *     `timeline` are always present and the other fields are **absent (not `null`)**
          *     when there is nothing to say:
@@ -1665,6 +1689,7 @@ export interface components {
             attempts: components["schemas"]["VerificationAttempt"][];
             /** @description Every status of the address, oldest first, starting with `PENDING`. */
             timeline: components["schemas"]["VerificationTransition"][];
+            review?: components["schemas"]["QualityReview"];
             /** @description Where and when the agent checked in on site before the final visit; absent for the sandbox and before an outcome. */
             checkIn?: {
                 latitude: number;

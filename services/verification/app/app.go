@@ -28,7 +28,7 @@ import (
 var Service = platform.Service{Name: name, Port: 8084, Database: "kyc_verification", Bucket: "kyc-evidence",
 	Topics: topics, Events: events.Contract(), Run: platform.Runner(Run)}
 
-var topics = []string{event.TopicVerification, event.TopicCustomer, event.TopicDocument, event.TopicAuth}
+var topics = []string{event.TopicVerification, event.TopicCustomer, event.TopicDocument, event.TopicAuth, event.TopicStaffAudit}
 
 // name is also what Run logs under (Run cannot read Service: Service
 // refers to Run).
@@ -76,6 +76,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		}
 		render := view.Renderer{BaseURL: cfg.PublicURL}
 		store := postgres.New(base.DB, base.Bus.Topic(event.TopicVerification), events.Publisher{View: render}.Of)
+		store.AuditOn(base.Bus.Topic(event.TopicStaffAudit))
 		svc := verification.NewService(store, time.Now, verification.Sandbox{Delay: cfg.SandboxDelay, Photos: photos})
 		svc.AskCustomers(base.Finder(cfg.CustomerURL, func(id string) string { return "/api/v1/customers/" + url.PathEscape(id) }))
 		if err := countOutcomes(svc, base.Tel.Meter(name)); err != nil {
@@ -86,6 +87,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		httpapi.Register(base.Mux, eps, svc, bucket, base.Protect, log)
 		base.AddWorker(cfg.Orphans.Sweeper(base.DB, bucket.Delete, log).Run)
 		httpapi.RegisterAdmin(base.Mux, eps.Admin, cfg.AdminToken, log)
+		httpapi.RegisterReviews(base.Mux, eps.Reviews, svc, bucket, base.Protect, cfg.AdminToken, log)
 		base.Subscribe(events.Subscriptions(svc, store.Within)...)
 		base.AddWorker((&sandbox.Worker{Service: svc, Pool: base.DB, Poll: cfg.SandboxPoll, Log: log}).Run)
 		return nil

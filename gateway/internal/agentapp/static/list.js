@@ -38,14 +38,13 @@ function confirmation(c) {
 function card(x, v) {
   const label = cardLabel(x);
   return h("section", { class: "card", "aria-label": label },
-    x.attempts?.length > 0 && h("span", { class: "badge" }, t("revisit")),
+    (x.attempts?.length > 0 || x.reviewNote) && h("span", { class: "badge" }, t("revisit")),
     h("div", {}, h("strong", {}, x.customerName)), h("div", {}, addressLine(x)),
     x.lga && h("div", { class: "muted" }, t("lga", x.lga)),
     x.dueAt && h("div", { class: "due" }, t("due", dueTime(x.dueAt))),
     x.attempts?.length > 0 && h("div", { class: "muted" }, t("attempts", x.attempts.length)),
-    // reviewNote is what a reviewer wants done on a re-visit. The review
-    // step (issue 28, operations console) does not exist yet and the task
-    // list does not send it; the card shows it once the platform does.
+    // reviewNote is what a reviewer who sent the task back (REVISIT, the
+    // operations console's review) wants done on the re-visit.
     x.reviewNote && h("p", { class: "note" }, t("reviewNote", x.reviewNote)),
     v?.done ? h("div", { class: "done" }, t("completedLocal", t("short_" + v.done))) :
       (v?.checkIn || x.status === "IN_PROGRESS") && h("div", { class: "muted" }, t("inProgress")),

@@ -18,7 +18,7 @@ export function task(id) {
     h("dl", {},
       x.lga && [h("dt", {}, t("lgaLabel")), h("dd", {}, x.lga)],
       x.dueAt && [h("dt", {}, t("dueLabel")), h("dd", { class: "due" }, dueTime(x.dueAt))],
-      x.reviewNote && [h("dt", {}, t("reviewNoteLabel")), h("dd", {}, x.reviewNote)], // see list.js
+      x.reviewNote && [h("dt", {}, t("reviewNoteLabel")), h("dd", { class: "note" }, x.reviewNote)], // a reviewer's REVISIT
       h("dt", {}, t("landmark")), h("dd", {}, x.landmark || t("none")),
       h("dt", {}, t("clientNotes")), h("dd", {}, x.notes || t("none")),
       x.attempts?.length ? [h("dt", {}, t("attempts", x.attempts.length)), h("dd", {}, x.attempts.map((a) => a.notes || a.reason).filter(Boolean).join("; "))] : null),

@@ -5,12 +5,15 @@ import { api, file, session } from "./api.js";
 import { h, field, busy, when, table, showError } from "./dom.js";
 
 const statuses = ["PENDING", "IN_PROGRESS", "VERIFIED", "REJECTED"];
-const words = { PENDING: "Pending", ASSIGNED: "Assigned", IN_PROGRESS: "In progress", VERIFIED: "Verified", REJECTED: "Rejected",
-  FAILED: "Failed", NO_ACCESS: "No access" };
+// IN_REVIEW: operations check the agent's result before it is released.
+const words = { PENDING: "Pending", ASSIGNED: "Assigned", IN_PROGRESS: "In progress", IN_REVIEW: "Under quality review",
+  VERIFIED: "Verified", REJECTED: "Rejected", FAILED: "Failed", NO_ACCESS: "No access" };
 // Reason codes in words (the code stays beside them for support).
 const reasons = { ADDRESS_NOT_FOUND: "Address not found", WRONG_ADDRESS: "Wrong address", INVALID_ADDRESS: "Invalid address",
   CUSTOMER_NOT_KNOWN_AT_ADDRESS: "Customer not known at the address", CUSTOMER_MOVED: "Customer has moved", NO_ACCESS: "No access",
   UNSAFE_AREA: "Unsafe area", OTHER: "Other" };
+// A reviewer's decisions in words.
+const decisions = { APPROVE: "Approved", REJECT: "Rejected", REVISIT: "Sent back for a re-visit" };
 const say = (s) => words[s] || s;
 const reason = (r) => (reasons[r] ? [reasons[r], " ", h("code", { class: "muted" }, r)] : r);
 const metres = (m) => (m < 1000 ? `${Math.round(m)} m` : `${(m / 1000).toFixed(1)} km`);
@@ -137,7 +140,7 @@ function address(id, a, i) {
     h("dl", { class: "facts" }, evidence(a, v)),
     flags(i, v),
     h("h4", {}, "Timeline"),
-    (v.timeline || []).length ? h("ol", { class: "timeline" }, v.timeline.map((t) => h("li", {}, `${say(t.status)} — ${when(t.at)} (${t.by})`)))
+    (v.timeline || []).length ? h("ol", { class: "timeline" }, v.timeline.map((t) => h("li", {}, `${say(t.status)} — ${when(t.at)} (${t.by})${t.note ? `: ${t.note}` : ""}`)))
       : h("p", { class: "muted" }, "Waiting for the first step."),
     (v.verificationPhotos || []).length ? [h("h4", {}, `Evidence photos (${v.verificationPhotos.length})`), photos] : null);
 }
@@ -162,6 +165,8 @@ function evidence(a, v) {
     b && fact("Building", [b.type, b.colour && ` · ${b.colour}`, b.gatePresent != null && (b.gatePresent ? " · gate" : " · no gate")]),
     v.agentNotes && fact("Agent's notes", v.agentNotes),
     v.reason && fact("Reason", [reason(v.reason), v.diagnostics && ` — ${v.diagnostics}`]),
+    v.review && fact("Quality review", [decisions[v.review.decision] || v.review.decision, ` by ${v.review.reviewedBy}, ${when(v.review.reviewedAt)}`,
+      v.review.note && ` — ${v.review.note}`]),
   ];
 }
 

@@ -25,9 +25,12 @@ const (
 	AddressPending    = "PENDING"
 	AddressAssigned   = "ASSIGNED"
 	AddressInProgress = "IN_PROGRESS"
-	AddressVerified   = "VERIFIED"
-	AddressRejected   = "REJECTED"
-	AddressCancelled  = "CANCELLED"
+	// AddressInReview: operations hold the agent's result before it is
+	// released; not final, so the customer stays IN_PROGRESS.
+	AddressInReview  = "IN_REVIEW"
+	AddressVerified  = "VERIFIED"
+	AddressRejected  = "REJECTED"
+	AddressCancelled = "CANCELLED"
 )
 
 // CustomerStatuses are the values the list filter accepts.

@@ -38,7 +38,7 @@ type AddressUpdate struct {
 // whole customer (addresses, documents, decrypting BVN/NIN) for it cost
 // the status read its lag at 60 new customers a second (BENCHMARKS §3a).
 func (s *Service) ApplyAddressUpdate(ctx context.Context, tx Tx, u AddressUpdate) (bool, error) {
-	if !slices.Contains([]string{AddressPending, AddressAssigned, AddressInProgress, AddressVerified, AddressRejected, AddressCancelled}, u.Status) {
+	if !slices.Contains([]string{AddressPending, AddressAssigned, AddressInProgress, AddressInReview, AddressVerified, AddressRejected, AddressCancelled}, u.Status) {
 		return false, apperr.Validation(apperr.Detail{Field: "status", Message: "unknown address status " + u.Status})
 	}
 	if u.OverallStatus != "" && !slices.Contains(CustomerStatuses, u.OverallStatus) {

@@ -216,6 +216,11 @@ func TestVerificationEventsDriveStatusIdempotentlyAndInOrder(t *testing.T) {
 	if s, as := status(); s != customer.StatusInProgress || as[0] != "VERIFIED" || as[1] != "PENDING" {
 		t.Fatalf("one address verified: %s %v", s, as)
 	}
+	// A result held for operations' review: not final, the customer stays IN_PROGRESS.
+	apply(a1, 1, "IN_REVIEW", "IN_PROGRESS", "")
+	if s, as := status(); s != customer.StatusInProgress || as[1] != "IN_REVIEW" {
+		t.Fatalf("one address in review: %s %v", s, as)
+	}
 	apply(a1, 2, "REJECTED", "REJECTED", "")
 	got, _ := f.svc.Get(context.Background(), who, c.ID)
 	if got.Status != customer.StatusRejected || got.VerificationDate == nil || !strings.Contains(string(got.Addresses[0].VerificationData), "12 Allen Avenue") {

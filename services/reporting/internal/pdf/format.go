@@ -222,3 +222,17 @@ func statusColour(s string) rgb {
 	}
 	return amber
 }
+
+// review is operations' decision on one line: what, who, when, and the
+// reviewer's note.
+func review(r report.Review) string {
+	what := map[string]string{"APPROVE": "Approved", "REJECT": "Rejected", "REVISIT": "Sent back for a re-visit"}[r.Decision]
+	if what == "" {
+		what = r.Decision
+	}
+	s := what + " by " + r.ReviewedBy + ", " + when(r.ReviewedAt)
+	if r.Note != "" {
+		s += ". Note: " + r.Note
+	}
+	return s
+}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kycfield/kyc/pkg/pdftest"
 	"github.com/kycfield/kyc/services/reporting/internal/pdf"
@@ -35,6 +36,10 @@ func TestReportShowsEveryField(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/%d", tc.status, tc.addresses), func(t *testing.T) {
 			t.Parallel()
 			c := content(tc.addresses, tc.status, report.EnvLive)
+			// The first address was held for review and approved.
+			visited := *c.Outcome.Addresses[0].VerificationData.VerifiedAt
+			c.Outcome.Addresses[0].VerificationData.Review = &report.Review{Decision: "APPROVE", ReviewedBy: "Ada Obi",
+				ReviewedAt: ptr(visited.Add(time.Hour)), Note: "Photos checked against the trail."}
 			b := render(t, c)
 			text := pdftest.Text(t, b)
 			want := []string{
@@ -63,7 +68,8 @@ func TestReportShowsEveryField(t *testing.T) {
 				"Expected location\t6.605874, 3.349149 (centre of the town) · 520 m from completion", "Expected location",
 				"1 without access", "NO_ACCESS: Gate", "3 taken", "1. building_front", "2. street_view", "3. landmark",
 				"23 Nov 2026 09:30 WAT · 08:30 UTC", "Completion", "Check-in", "Photo n",
-				"Agent's declaration\tTunde Bakare (agt_019a2b3c4d5e6f708192a3b4c5d6e7f8) submitted this")
+				"Agent's declaration\tTunde Bakare (agt_019a2b3c4d5e6f708192a3b4c5d6e7f8) submitted this",
+				"Quality review\tApproved by Ada Obi, 23 Nov 2026", "Note: Photos checked against the trail.")
 			if tc.status == report.Rejected {
 				want = append(want, "Rejection reason\tCUSTOMER_MOVED", "Neighbours say the customer moved to Abuja in March.")
 			}

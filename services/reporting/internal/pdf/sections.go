@@ -145,6 +145,9 @@ func (d *doc) address(a report.Address) {
 		d.row("Rejection reason", v.Reason)
 		d.row("Diagnostics", v.Diagnostics)
 	}
+	if v.Review != nil {
+		d.row("Quality review", review(*v.Review))
+	}
 	d.positions(a, v)
 	d.photos(v)
 	d.row("Agent's declaration", declaration(v))

@@ -70,6 +70,16 @@ type VerificationData struct {
 	Photos                     []Photo      `json:"verificationPhotos"`
 	Attempts                   []Attempt    `json:"attempts"`
 	CheckIn                    *Fix         `json:"checkIn,omitempty"`
+	// Review is operations' quality-review decision, when one was made.
+	Review *Review `json:"review,omitempty"`
+}
+
+// Review is a reviewer's decision on the address before its release.
+type Review struct {
+	Decision   string     `json:"decision"`
+	ReviewedBy string     `json:"reviewedBy"`
+	ReviewedAt *time.Time `json:"reviewedAt"`
+	Note       string     `json:"note,omitempty"`
 }
 
 // Fix is a position the agent's phone recorded.

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"slices"
 	"time"
 
 	"github.com/kycfield/kyc/pkg/event"
@@ -48,9 +49,24 @@ func samples() []event.Sample {
 		{Status: verification.InProgress, At: at, By: aj.AgentID}, {Status: verification.Assigned, At: at, By: aj.AgentID}}
 	aj.Attempts = []verification.Attempt{{At: at, Reason: verification.ReasonNoAccess, Notes: "Gate locked.", By: aj.AgentID}}
 	attempted.Status, attempted.VerificationDate, attempted.Jobs = verification.InProgress, nil, []verification.Job{aj}
+	// A result held for review, and the same result approved by a reviewer.
+	held, hj := c, j
+	hj.Status, hj.CompletedAt = verification.InReview, nil
+	hj.Hold = &verification.Hold{Kind: verification.HoldResult, Outcome: verification.Verified, AgentID: j.Result.Agent.ID, Since: at}
+	held.Status, held.VerificationDate, held.Jobs = verification.InProgress, nil, []verification.Job{hj}
+	reviewed := c
+	rv := j
+	rv.Timeline = append(slices.Clone(j.Timeline[:1]), verification.Transition{Status: verification.InReview, At: at, By: j.Result.Agent.ID},
+		verification.Transition{Status: verification.Verified, At: at, By: "reviewed by Ada Obi", Decision: verification.DecisionApprove, Note: "Checked."})
+	rv.Reviews = []verification.Review{{Decision: verification.DecisionApprove, Kind: verification.HoldResult, ReviewerID: "stf_019a2b3c4d5e6f708192a3b4c5d6e7f8",
+		ReviewedBy: "Ada Obi", ReviewedAt: at, Note: "Checked."}}
+	reviewed.Jobs = []verification.Job{rv}
 	p := Publisher{View: view.Renderer{BaseURL: "https://api.example.com"}}
 	var out []event.Sample
 	for _, ch := range []verification.Change{
+		{Type: TypeAddressUpdated, Case: held, Job: &held.Jobs[0]},
+		{Type: TypeAddressUpdated, Case: reviewed, Job: &reviewed.Jobs[0]},
+		{Type: TypeCompleted, Case: reviewed},
 		{Type: TypeAddressUpdated, Case: c, Job: &c.Jobs[0]},
 		{Type: TypeAddressUpdated, Case: rejected, Job: &rejected.Jobs[0]},
 		{Type: TypeAddressUpdated, Case: attempted, Job: &attempted.Jobs[0]},

@@ -96,6 +96,9 @@ type Task struct {
 	Attempts      []view.Attempt `json:"attempts"`
 	PhotoCount    int            `json:"photoCount"`
 	MapURL        string         `json:"mapUrl"`
+	// ReviewNote is what the reviewer who sent the task back for a
+	// re-visit wrote to the agent (null otherwise).
+	ReviewNote *string `json:"reviewNote"`
 }
 
 // mapURL opens the phone's map app on the address: searched by its text
@@ -117,6 +120,9 @@ func taskOf(r view.Renderer, t verification.Task) Task {
 	}
 	if t.DueAt != nil {
 		out.DueAt = envelope.Timestamp(*t.DueAt)
+	}
+	if n := t.ReviewNote(); n != "" {
+		out.ReviewNote = &n
 	}
 	return out
 }

@@ -81,3 +81,40 @@ func FuzzPhotoForm(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeDecision: any review decision body decodes to a request or to
+// a client error, never a panic or a 5xx; decoded text is plain.
+func FuzzDecodeDecision(f *testing.F) {
+	for _, s := range []string{`{"decision":"APPROVE"}`, `{"decision":"REJECT","reason":"WRONG_ADDRESS","note":"Another house."}`,
+		`{"decision":"REVISIT","note":"Photo the gate","agentId":"agt_019a2b3c4d5e6f708192a3b4c5d6e7f8"}`,
+		`{`, `[]`, `null`, `{"decision":7}`, "{\"note\":\"\x00\"}", `{"decision":"APPROVE","extra":1}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		r := httptest.NewRequest("POST", "/ops/v1/reviews/adr_1/decision", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.SetPathValue("addressId", "adr_1")
+		req, err := decodeDecision(context.Background(), r)
+		if err != nil {
+			clientError(t, err)
+			return
+		}
+		if !jsonbody.OnlyPlainText(req) || req.addressID != "adr_1" {
+			t.Fatalf("%q decoded as %+v", body, req)
+		}
+	})
+}
+
+func TestDecodeReviewList(t *testing.T) {
+	for q, want := range map[string]int{"": 20, "?limit=1": 1, "?limit=100": 100, "?limit=0": 0, "?limit=101": 0, "?limit=ten": 0, "?limit=-1": 0} {
+		got, err := decodeReviewList(context.Background(), httptest.NewRequest("GET", "/ops/v1/reviews"+q, nil))
+		switch {
+		case want == 0 && err == nil:
+			t.Errorf("%q: accepted as %d", q, got.limit)
+		case want == 0:
+			clientError(t, err)
+		case err != nil || got.limit != want:
+			t.Errorf("%q: %d %v; want %d", q, got.limit, err, want)
+		}
+	}
+}

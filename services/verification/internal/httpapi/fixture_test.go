@@ -94,18 +94,20 @@ func setup(t *testing.T) fixture {
 	mux := http.NewServeMux()
 	httpapi.Register(mux, eps, svc, photos, protect, logging.Discard())
 	httpapi.RegisterAdmin(mux, eps.Admin, adminToken, logging.Discard())
+	httpapi.RegisterReviews(mux, eps.Reviews, svc, photos, protect, adminToken, logging.Discard())
 	return fixture{mux: mux, svc: svc, store: store, signer: signer, photos: photos, clock: clk}
 }
 
 // request is one call; zero fields are left out.
 type request struct {
 	method, path string
-	kind         principal.Kind // the signed principal's kind; none when empty
-	admin        string         // the admin bearer token
-	agent        string         // the agent session token
-	idem         string         // Idempotency-Key
-	ctype        string         // Content-Type (application/json for a JSON body)
-	body         any            // JSON-encoded unless a string or an io.Reader
+	kind         principal.Kind       // the signed principal's kind; none when empty
+	staff        *principal.Principal // a signed staff principal (kind is then ignored)
+	admin        string               // the admin bearer token
+	agent        string               // the agent session token
+	idem         string               // Idempotency-Key
+	ctype        string               // Content-Type (application/json for a JSON body)
+	body         any                  // JSON-encoded unless a string or an io.Reader
 }
 
 type response struct {
@@ -147,7 +149,10 @@ func (f fixture) do(t *testing.T, q request) response {
 		body = bytes.NewReader(raw)
 	}
 	r := httptest.NewRequest(q.method, q.path, body)
-	if q.kind != "" {
+	switch {
+	case q.staff != nil:
+		r.Header.Set(principal.Header, f.signer.Sign(*q.staff, q.method, r.URL.EscapedPath()))
+	case q.kind != "":
 		p := principal.Principal{Kind: q.kind, OrgID: "org_test", Env: principal.EnvLive}
 		r.Header.Set(principal.Header, f.signer.Sign(p, q.method, r.URL.EscapedPath()))
 	}
@@ -239,8 +244,14 @@ func (a agent) call(method, path, idem string, body any) request {
 // the customer-events consumer does, and returns the address id.
 func (f fixture) openLive(t *testing.T, state string) string {
 	t.Helper()
+	return f.openLiveIn(t, ids.New("org"), state)
+}
+
+// openLiveIn is openLive for a customer of the organization orgID.
+func (f fixture) openLiveIn(t *testing.T, orgID, state string) string {
+	t.Helper()
 	adr := ids.New("adr")
-	in := verification.CaseInput{CustomerID: ids.New("cus"), OrgID: ids.New("org"), Env: verification.EnvLive, FirstName: "Ngozi",
+	in := verification.CaseInput{CustomerID: ids.New("cus"), OrgID: orgID, Env: verification.EnvLive, FirstName: "Ngozi",
 		LastName: "Okafor", Phone: "+2348031234567", LoanType: "PERSONAL", At: time.Now().Add(-time.Minute),
 		Addresses: []verification.AddressInput{{ID: adr, Address: verification.Address{StreetNumber: "12",
 			StreetName: "Adeola Odeku Street", City: "Victoria Island", State: state, Country: "Nigeria"}}}}

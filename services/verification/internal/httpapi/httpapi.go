@@ -22,9 +22,10 @@ import (
 
 // Endpoints are the verification operations, each typed by its request.
 type Endpoints struct {
-	Stats kitserver.Endpoint[verification.Caller]
-	Agent AgentEndpoints
-	Admin AdminEndpoints
+	Stats   kitserver.Endpoint[verification.Caller]
+	Agent   AgentEndpoints
+	Admin   AdminEndpoints
+	Reviews ReviewEndpoints
 }
 
 // Stats is the data of GET /api/v1/verification/stats: the spec's total,
@@ -57,8 +58,9 @@ func MakeEndpoints(svc *verification.Service, r view.Renderer, photos PhotoStore
 			}
 			return kitserver.Result{Message: "Verification statistics retrieved successfully", Data: out}, nil
 		}, in.Wrap("verification_stats")),
-		Agent: makeAgentEndpoints(svc, r, photos, in),
-		Admin: makeAdminEndpoints(svc, r, in),
+		Agent:   makeAgentEndpoints(svc, r, photos, in),
+		Admin:   makeAdminEndpoints(svc, r, in),
+		Reviews: makeReviewEndpoints(svc, r, in),
 	}
 }
 
@@ -97,27 +99,34 @@ func photo(svc *verification.Service, photos PhotoStore, log *slog.Logger) http.
 			envelope.Fail(ctx, w, log, err)
 			return
 		}
-		etag := `"` + p.ID + `"`
-		if r.Header.Get("If-None-Match") == etag {
-			w.Header().Set("ETag", etag)
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		body, err := photos.Get(ctx, p.ObjectKey)
-		if err != nil {
-			envelope.Fail(ctx, w, log, fmt.Errorf("photo %s: %w", p.ID, err))
-			return
-		}
-		defer body.Close()
-		h := w.Header()
-		h.Set("Content-Type", p.ContentType)
-		h.Set("Content-Length", strconv.FormatInt(p.Size, 10))
-		h.Set("ETag", etag)
-		h.Set("Cache-Control", "private, max-age=86400, immutable")
-		h.Set("Content-Disposition", fmt.Sprintf(`inline; filename="%s-%s%s"`, p.Tag, p.ID, photoTypes[p.ContentType]))
-		h.Set("X-Content-Type-Options", "nosniff") // served inline: never sniffed as anything but an image
-		if _, err := io.Copy(w, body); err != nil {
-			log.WarnContext(ctx, "photo download interrupted", "photo", p.ID, "err", err)
-		}
+		servePhoto(w, r, p, photos, log)
 	})
+}
+
+// servePhoto streams a photo the caller may see. Photos never change, so
+// the id is a strong ETag.
+func servePhoto(w http.ResponseWriter, r *http.Request, p verification.Photo, photos PhotoStore, log *slog.Logger) {
+	ctx := r.Context()
+	etag := `"` + p.ID + `"`
+	if r.Header.Get("If-None-Match") == etag {
+		w.Header().Set("ETag", etag)
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	body, err := photos.Get(ctx, p.ObjectKey)
+	if err != nil {
+		envelope.Fail(ctx, w, log, fmt.Errorf("photo %s: %w", p.ID, err))
+		return
+	}
+	defer body.Close()
+	h := w.Header()
+	h.Set("Content-Type", p.ContentType)
+	h.Set("Content-Length", strconv.FormatInt(p.Size, 10))
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", "private, max-age=86400, immutable")
+	h.Set("Content-Disposition", fmt.Sprintf(`inline; filename="%s-%s%s"`, p.Tag, p.ID, photoTypes[p.ContentType]))
+	h.Set("X-Content-Type-Options", "nosniff") // served inline: never sniffed as anything but an image
+	if _, err := io.Copy(w, body); err != nil {
+		log.WarnContext(ctx, "photo download interrupted", "photo", p.ID, "err", err)
+	}
 }

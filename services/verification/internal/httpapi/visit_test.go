@@ -178,7 +178,7 @@ func TestAgentOutcomesOtherThanVerified(t *testing.T) {
 		due                     bool
 	}{
 		{"NO_ACCESS", "", "ASSIGNED", 1, true},
-		{"REJECTED", "UNSAFE_AREA", "ASSIGNED", 1, false},
+		{"REJECTED", "UNSAFE_AREA", "IN_REVIEW", 1, false}, // held for operations
 		{"REJECTED", "CUSTOMER_MOVED", "REJECTED", 0, false},
 	} {
 		adr := f.openLive(t, "Lagos")

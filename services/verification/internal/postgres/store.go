@@ -30,6 +30,7 @@ const SandboxChannel = "verification_sandbox"
 // Store implements verification.Store.
 type Store struct {
 	*pgdb.Store[verification.Tx, verification.Change]
+	auditTopic string
 }
 
 // New returns a Store publishing on topic (full name).
@@ -59,16 +60,16 @@ func scanCase(row pgx.Row) (verification.Case, error) {
 }
 
 const jobCols = `address_id, customer_id, org_id, env, position, address, status, sequence, coalesce(agent_id, '') AS agent_id,
-	due_at, attempts, timeline, result, visit, created_at, updated_at, completed_at`
+	due_at, attempts, timeline, result, visit, created_at, updated_at, completed_at, hold, reviews`
 
 func scanJob(row pgx.Row) (verification.Job, error) { return scanJobWith(row) }
 
 // scanJobWith reads jobCols and then the columns after (if any).
 func scanJobWith(row pgx.Row, after ...any) (verification.Job, error) {
 	var j verification.Job
-	var addr, attempts, timeline, result, visit []byte
+	var addr, attempts, timeline, result, visit, hold, reviews []byte
 	dst := []any{&j.AddressID, &j.CustomerID, &j.OrgID, &j.Env, &j.Position, &addr, &j.Status, &j.Sequence, &j.AgentID,
-		&j.DueAt, &attempts, &timeline, &result, &visit, &j.CreatedAt, &j.UpdatedAt, &j.CompletedAt}
+		&j.DueAt, &attempts, &timeline, &result, &visit, &j.CreatedAt, &j.UpdatedAt, &j.CompletedAt, &hold, &reviews}
 	err := row.Scan(append(dst, after...)...)
 	if err != nil {
 		return j, err
@@ -83,6 +84,12 @@ func scanJobWith(row pgx.Row, after ...any) (verification.Job, error) {
 		return j, err
 	}
 	if j.Visit, err = optional[verification.CheckInRecord](visit); err != nil {
+		return j, err
+	}
+	if j.Hold, err = optional[verification.Hold](hold); err != nil {
+		return j, err
+	}
+	if err := unmarshal(reviews, &j.Reviews); err != nil {
 		return j, err
 	}
 	j.Result, err = optional[verification.Result](result)
@@ -194,9 +201,16 @@ func (t *txn) UpdateJob(ctx context.Context, j verification.Job) error {
 	if j.Visit != nil {
 		visit, _ = json.Marshal(j.Visit)
 	}
+	var heldAt *time.Time
+	if j.Hold != nil {
+		heldAt = &j.Hold.Since
+	}
+	reviews, _ := json.Marshal(orEmpty(j.Reviews))
 	_, err := t.tx.Exec(ctx, `UPDATE jobs SET status = $2, sequence = $3, agent_id = nullif($4, ''), due_at = $5,
-		attempts = $6, timeline = $7, result = $8, updated_at = $9, completed_at = $10, visit = $11 WHERE address_id = $1`,
-		j.AddressID, j.Status, j.Sequence, j.AgentID, j.DueAt, attempts, timeline, result, j.UpdatedAt, j.CompletedAt, visit)
+		attempts = $6, timeline = $7, result = $8, updated_at = $9, completed_at = $10, visit = $11,
+		hold = $12, held_at = $13, reviews = $14 WHERE address_id = $1`,
+		j.AddressID, j.Status, j.Sequence, j.AgentID, j.DueAt, attempts, timeline, result, j.UpdatedAt, j.CompletedAt, visit,
+		jsonOrNil(j.Hold), heldAt, reviews)
 	if err != nil {
 		return err
 	}

@@ -104,6 +104,7 @@ type Store interface {
 	// side (operations).
 	Evidence(ctx context.Context, addressID string) (Evidence, error)
 	SignInAttempts
+	ReviewReads
 }
 
 // Waiting is a live job waiting for an agent.
@@ -181,4 +182,7 @@ type Tx interface {
 	// for it.
 	InsertPhotoHash(ctx context.Context, j Job, p Photo, matches []PhotoMatch) error
 	InsertTrail(ctx context.Context, t VisitTrail) error
+	// Audit records the caller's action (a staff member's, or the
+	// operators' admin token's) in the staff audit log, with the change.
+	Audit(ctx context.Context, action, target, orgID string, details map[string]any) error
 }

@@ -38,8 +38,12 @@ type Job struct {
 	// Visit is the check-in of the visit under way (or the last one).
 	Visit *CheckInRecord
 	// Result is the outcome and its evidence once final.
-	Result      *Result
-	Photos      []Photo
+	Result *Result
+	Photos []Photo
+	// Hold is what the job waits with while IN_REVIEW (nil otherwise);
+	// Reviews are the reviewers' decisions on it, oldest first.
+	Hold        *Hold
+	Reviews     []Review
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 	CompletedAt *time.Time
@@ -49,7 +53,10 @@ type Job struct {
 type Transition struct {
 	Status string    `json:"status"`
 	At     time.Time `json:"at"`
-	By     string    `json:"by"` // "system", "sandbox", or an agent id
+	By     string    `json:"by"` // "system", "sandbox", an agent id, or "reviewed by <name>"
+	// Decision and Note are a reviewer's, on the step a decision made.
+	Decision string `json:"decision,omitempty"`
+	Note     string `json:"note,omitempty"`
 }
 
 // Attempt is a visit that did not end the job (NO_ACCESS, UNSAFE_AREA).

@@ -114,10 +114,12 @@ func (o Outcome) outcomeProblems() []apperr.Detail {
 
 // Complete ends the agent's visit under way: VERIFIED (with at least
 // MinPhotos photos taken since check-in) or REJECTED with a reason end
-// the job; NO_ACCESS and UNSAFE_AREA are attempts (NO_ACCESS sends the
-// job back to ASSIGNED with a re-visit the next working day, and rejects
-// it on the third; UNSAFE_AREA leaves it ASSIGNED for operations to
-// decide). The evidence is checked and flagged, never refused.
+// the job, or wait IN_REVIEW when the organization's review policy holds
+// them (review.go); NO_ACCESS and UNSAFE_AREA are attempts (NO_ACCESS
+// sends the job back to ASSIGNED with a re-visit the next working day,
+// and rejects it on the third; UNSAFE_AREA waits IN_REVIEW for
+// operations to decide). The evidence is checked and flagged, never
+// refused.
 func (s *Service) Complete(ctx context.Context, agent FieldAgent, addressID string, o Outcome, idem Idem) (Task, error) {
 	err := o.check()
 	samples, trailProblems := parseTrail(o.Trail, s.now().UTC())
@@ -139,7 +141,11 @@ func (s *Service) Complete(ctx context.Context, agent FieldAgent, addressID stri
 		if err != nil {
 			return err
 		}
-		if err := endVisit(j, agent, o, now, elsewhere); err != nil {
+		org, err := tx.OrgSettings(ctx, j.OrgID)
+		if err != nil {
+			return err
+		}
+		if err := endVisit(j, agent, o, now, elsewhere, org.ReviewPolicy); err != nil {
 			return err
 		}
 		if err := tx.RecordFix(ctx, Fix{AgentID: agent.ID, AddressID: j.AddressID, Kind: FixCompletion, Point: o.At, At: now}); err != nil {
@@ -152,16 +158,21 @@ func (s *Service) Complete(ctx context.Context, agent FieldAgent, addressID stri
 	})
 }
 
-// endVisit applies the agent's outcome to the job under way.
-func endVisit(j *Job, agent FieldAgent, o Outcome, now time.Time, elsewhere *Fix) error {
+// endVisit applies the agent's outcome to the job under way; policy is
+// the organization's review policy (review.go). A live UNSAFE_AREA
+// attempt always waits for operations IN_REVIEW.
+func endVisit(j *Job, agent FieldAgent, o Outcome, now time.Time, elsewhere *Fix, policy string) error {
 	switch {
 	case o.Outcome == OutcomeNoAccess:
 		return noAccess(j, agent, o, now, elsewhere)
 	case o.Outcome == Rejected && o.Reason == ReasonUnsafeArea:
 		j.Attempts = append(j.Attempts, Attempt{At: now, Reason: ReasonUnsafeArea, Notes: o.Notes, By: agent.ID})
+		if j.Env == EnvLive {
+			return j.hold(HoldUnsafeArea, "", now, agent.ID)
+		}
 		return j.move(Assigned, now, agent.ID)
 	default:
-		return finish(j, agent, o, now, elsewhere)
+		return finish(j, agent, o, now, elsewhere, policy)
 	}
 }
 
@@ -182,7 +193,7 @@ func noAccess(j *Job, agent FieldAgent, o Outcome, now time.Time, elsewhere *Fix
 
 // finish ends the job VERIFIED or REJECTED, with the visit's evidence
 // checked and flagged.
-func finish(j *Job, agent FieldAgent, o Outcome, now time.Time, elsewhere *Fix) error {
+func finish(j *Job, agent FieldAgent, o Outcome, now time.Time, elsewhere *Fix, policy string) error {
 	visit := visitPhotos(*j)
 	if o.Outcome == Verified && len(visit) < MinPhotos {
 		return apperr.Validation(apperr.Detail{Field: "photos",
@@ -198,6 +209,14 @@ func finish(j *Job, agent FieldAgent, o Outcome, now time.Time, elsewhere *Fix) 
 		r.Diagnostics = diagnostics(*j, o, now)
 	}
 	evidenceFlags(*j, o.At, visit, now, visitEvidence{elsewhere: elsewhere, timedVisit: true}, &r)
+	if Holds(policy, j.Env, r) {
+		// Kept exactly as submitted: an APPROVE releases this result.
+		if err := j.hold(HoldResult, o.Outcome, now, agent.ID); err != nil {
+			return err
+		}
+		j.Result = &r
+		return nil
+	}
 	return j.Complete(o.Outcome, r, nil, now, agent.ID)
 }
 

@@ -6,23 +6,30 @@
 package verification
 
 // Address (job) statuses. PENDING waits for an agent; ASSIGNED has one;
-// IN_PROGRESS: the agent checked in on site; VERIFIED and REJECTED are
-// final; CANCELLED: the customer was deleted while the job was open.
+// IN_PROGRESS: the agent checked in on site; IN_REVIEW: operations
+// hold the agent's result (or an UNSAFE_AREA attempt) before release
+// (review.go); VERIFIED and REJECTED are final; CANCELLED: the customer
+// was deleted while the job was open.
 const (
 	Pending    = "PENDING"
 	Assigned   = "ASSIGNED"
 	InProgress = "IN_PROGRESS"
+	InReview   = "IN_REVIEW"
 	Verified   = "VERIFIED"
 	Rejected   = "REJECTED"
 	Cancelled  = "CANCELLED"
 )
 
 // moves lists the transitions a job may make. A visit without access
-// returns an IN_PROGRESS job to ASSIGNED with a re-visit due.
+// returns an IN_PROGRESS job to ASSIGNED with a re-visit due; a held
+// result waits IN_REVIEW for a reviewer's decision: released (VERIFIED or
+// REJECTED), overturned (REJECTED) or sent back for a re-visit
+// (ASSIGNED).
 var moves = map[string][]string{
 	Pending:    {Assigned, Cancelled},
 	Assigned:   {InProgress, Pending, Cancelled},
-	InProgress: {Verified, Rejected, Assigned, Cancelled},
+	InProgress: {Verified, Rejected, Assigned, InReview, Cancelled},
+	InReview:   {Verified, Rejected, Assigned, Cancelled},
 }
 
 // CanMove reports whether a job may go from one status to another.
@@ -44,7 +51,7 @@ func IsFinal(status string) bool {
 // by the same rule as the customer context's read model (both are tested
 // against every row of api/events/overall-status.json): PENDING
 // while every address is PENDING (or there is none); IN_PROGRESS while any
-// address is not final; VERIFIED when all are VERIFIED; REJECTED when all
+// address is not final (IN_REVIEW included); VERIFIED when all are VERIFIED; REJECTED when all
 // are final and one is REJECTED. Cancelled addresses do not count.
 func OverallStatus(statuses []string) string {
 	var n, pending, final, rejected int

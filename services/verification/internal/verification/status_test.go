@@ -4,7 +4,7 @@ import (
 	"testing"
 )
 
-var allStatuses = []string{Pending, Assigned, InProgress, Verified, Rejected, Cancelled}
+var allStatuses = []string{Pending, Assigned, InProgress, InReview, Verified, Rejected, Cancelled}
 
 // TestCanMoveEveryPair spells out the whole transition table: every pair
 // of statuses, allowed or not, so a change to moves shows up here.
@@ -19,6 +19,11 @@ func TestCanMoveEveryPair(t *testing.T) {
 		{InProgress, Rejected}:  true,
 		{InProgress, Assigned}:  true, // no access: a re-visit is due
 		{InProgress, Cancelled}: true,
+		{InProgress, InReview}:  true, // held for review
+		{InReview, Verified}:    true, // approved
+		{InReview, Rejected}:    true, // approved, or overturned
+		{InReview, Assigned}:    true, // sent back for a re-visit
+		{InReview, Cancelled}:   true, // the customer was deleted
 	}
 	n := 0
 	for _, from := range append(allStatuses, "", "UNKNOWN") {

@@ -62,6 +62,17 @@ type VerificationData struct {
 	Timeline           []Transition `json:"timeline"`
 	// CheckIn is where and when the agent started the visit on site.
 	CheckIn *Fix `json:"checkIn,omitempty"`
+	// Review is operations' latest decision on the address, when a
+	// reviewer made one.
+	Review *Review `json:"review,omitempty"`
+}
+
+// Review is a reviewer's decision as the lender reads it.
+type Review struct {
+	Decision   string  `json:"decision"`
+	ReviewedBy string  `json:"reviewedBy"`
+	ReviewedAt *string `json:"reviewedAt"`
+	Note       string  `json:"note,omitempty"`
 }
 
 // Fix is a position the agent's phone recorded.
@@ -96,9 +107,11 @@ type Attempt struct {
 
 // Transition is one step of an address's history.
 type Transition struct {
-	Status string  `json:"status"`
-	At     *string `json:"at"`
-	By     string  `json:"by"`
+	Status   string  `json:"status"`
+	At       *string `json:"at"`
+	By       string  `json:"by"`
+	Decision string  `json:"decision,omitempty"`
+	Note     string  `json:"note,omitempty"`
 }
 
 // Attempts renders a job's attempts (never null).
@@ -140,15 +153,38 @@ func (r Renderer) Address(j verification.Job) Address {
 }
 
 // Data is an address's verificationData: nil until the address has an
-// outcome or a failed attempt.
+// outcome, a failed attempt or a review. A result held IN_REVIEW is not
+// the lender's yet: only the attempts and the timeline show.
 func (r Renderer) Data(j verification.Job) *VerificationData {
-	if j.Result == nil && len(j.Attempts) == 0 {
+	if j.Status == verification.InReview {
+		j.Result, j.Photos = nil, nil
+	}
+	if j.Result == nil && len(j.Attempts) == 0 && len(j.Reviews) == 0 && j.Status != verification.InReview {
 		return nil
 	}
+	return r.data(j)
+}
+
+// Submitted is an address's verificationData with the result as the
+// agent submitted it, held or not (operations' review), with photo URLs
+// made by photoURL.
+func (r Renderer) Submitted(j verification.Job, photoURL func(photoID string) string) *VerificationData {
+	d := r.data(j)
+	for i := range d.VerificationPhotos {
+		d.VerificationPhotos[i].URL = photoURL(d.VerificationPhotos[i].ID)
+	}
+	return d
+}
+
+func (r Renderer) data(j verification.Job) *VerificationData {
 	d := &VerificationData{PhotoCount: len(j.Photos), VerificationPhotos: make([]Photo, 0, len(j.Photos)),
 		Attempts: Attempts(j), Timeline: make([]Transition, len(j.Timeline))}
 	for i, t := range j.Timeline {
-		d.Timeline[i] = Transition{Status: t.Status, At: envelope.Timestamp(t.At), By: t.By}
+		d.Timeline[i] = Transition{Status: t.Status, At: envelope.Timestamp(t.At), By: t.By, Decision: t.Decision, Note: t.Note}
+	}
+	if n := len(j.Reviews); n > 0 {
+		rv := j.Reviews[n-1]
+		d.Review = &Review{Decision: rv.Decision, ReviewedBy: rv.ReviewedBy, ReviewedAt: envelope.Timestamp(rv.ReviewedAt), Note: rv.Note}
 	}
 	if j.Result != nil {
 		d.Result = *j.Result
