@@ -63,6 +63,12 @@ func enrolByAPI(t *testing.T, link string) (*browser, string) {
 	if r.Status != http.StatusOK {
 		t.Fatalf("enrolment finish: %d %s", r.Status, r.Body)
 	}
+	// The session cookie, through the gateway: scripts cannot read it,
+	// another site never sends it, and it stays under /ops.
+	if c := r.Header.Get("Set-Cookie"); !strings.HasPrefix(c, "kyc_staff=") || !strings.Contains(c, "Path=/ops;") ||
+		!strings.Contains(c, "HttpOnly") || !strings.Contains(c, "SameSite=Strict") {
+		t.Fatalf("the staff cookie: %q", c)
+	}
 	var s struct{ CSRFToken string }
 	r.Decode(t, &s)
 	b.csrf = s.CSRFToken
@@ -190,6 +196,7 @@ func TestOpsConsoleStaffAccounts(t *testing.T) {
 		tap(chromedp.CSS(`tr[data-id="`+orgID+`"] button`)))
 	a.seeIn("status-"+orgID, "Saved: FLAGGED, 48 hours")
 	a.shot("05-organizations")
+	a.fitsPhone("11-organizations-phone")
 
 	// Disabling the dispatcher ends their session at once.
 	if r := dispatcher.call("GET", "/ops/v1/me", nil); r.Status != http.StatusOK {
@@ -197,8 +204,9 @@ func TestOpsConsoleStaffAccounts(t *testing.T) {
 	}
 	a.do(chromedp.Navigate(P.GatewayURL + "/ops/#/staff"))
 	a.see(dispEmail)
-	a.do(tap(chromedp.CSS(`button[aria-label="Disable Bola Ahmed"]`)))
-	a.do(chromedp.WaitVisible(chromedp.CSS(`button[aria-label="Enable Bola Ahmed"]`)))
+	dispRow := `#staff-list tr[data-id="` + memberID(t, dispatcher) + `"] `
+	a.do(tap(chromedp.CSS(dispRow + `button[aria-label="Disable Bola Ahmed"]`)))
+	a.do(chromedp.WaitVisible(chromedp.CSS(dispRow + `button[aria-label="Enable Bola Ahmed"]`)))
 	if r := dispatcher.call("GET", "/ops/v1/me", nil); r.Status != http.StatusUnauthorized || r.Code() != "STAFF_SESSION_REQUIRED" {
 		t.Fatalf("the disabled dispatcher's session: %d %s", r.Status, r.Body)
 	}
@@ -211,11 +219,32 @@ func TestOpsConsoleStaffAccounts(t *testing.T) {
 	})
 	a.do(chromedp.Navigate(P.GatewayURL + "/ops/#/audit"))
 	a.see("Audit log")
-	for _, action := range []string{"staff.create", "staff.enrol", "staff.sign_in", "org.settings", "staff.disable"} {
-		a.seeIn("audit-rows", action)
-	}
-	a.seeIn("audit-rows", revEmail) // the reviewer's creation
+	a.seeIn("audit-rows", "staff.disable") // the newest
 	a.shot("04-audit")
+	a.fitsPhone("10-audit-phone") // filters and rows stack at 360 px
+	// Each member's actions, with the filter a person uses (tests running
+	// beside this one add entries of their own to the unfiltered log).
+	for _, who := range []struct {
+		email   string
+		actions []string
+	}{
+		{adminEmail, []string{"staff.create", "staff.enrol", "org.settings", "staff.disable", revEmail}},
+		{revEmail, []string{"staff.sign_in", "staff.enrol"}},
+	} {
+		id := awaited(a, `import("/ops/api.js").then((m) => m.api("GET", "/staff")).then((d) => d.staff.find((s) => s.email === "`+who.email+`").id)`)
+		// The rows on the screen now are marked, so that what is checked
+		// next is the filtered page that replaces them.
+		a.value(`document.getElementById("audit-rows").dataset.old = "1"`)
+		a.do(chromedp.SetValue(chromedp.ID("audit-actor"), id), tap(chromedp.ID("audit-apply")),
+			chromedp.PollFunction[chromedp.Void](`() => { const r = document.getElementById("audit-rows"); return !!r && !r.dataset.old; }`,
+				chromedp.WithPollingInterval(50*time.Millisecond)))
+		for _, text := range who.actions {
+			a.seeIn("audit-rows", text)
+		}
+		if got := a.value(`[...document.querySelectorAll("#audit-rows tbody tr td:nth-child(2)")].map((td) => td.innerText).join("|")`); strings.Contains(got, "Bola") {
+			t.Fatalf("%s's log shows another member's actions: %s", who.email, got)
+		}
+	}
 	// The bootstrap, made with the operators' admin token.
 	a.do(chromedp.Navigate(P.GatewayURL + "/ops/#/audit?actorId=admin-token&action=staff.create"))
 	a.seeIn("audit-rows", adminEmail)
@@ -233,4 +262,45 @@ func TestOpsConsoleStaffAccounts(t *testing.T) {
 	if r := P.Do(t, harness.Request{Method: "GET", URL: P.GatewayURL + "/ops/v1/session"}); r.Status != http.StatusUnauthorized {
 		t.Fatalf("a session without a cookie: %d %s", r.Status, r.Body)
 	}
+}
+
+// Staff sign-in is throttled like the dashboard's log-in, on counters of
+// its own: 20 wrong passwords at once get 5 x 401 and 15 x 429, the
+// dashboard's counter for the same email and address is untouched, the
+// member still signs in from another address, and each failure is in the
+// audit log with the email tried.
+func TestOpsSignInBurstIsThrottledAndAudited(t *testing.T) {
+	t.Parallel()
+	email, link := bootstrapAdmin(t)
+	admin, secret := enrolByAPI(t, link)
+	attacker, _ := newBrowserFrom(t)
+	got := burst(t, attacker, 20, "/ops/v1/session", map[string]any{"email": email, "password": "wrong password!", "code": "000000"})
+	if got[http.StatusUnauthorized] != 5 || got[http.StatusTooManyRequests] != 15 {
+		t.Fatalf("20 parallel wrong staff sign-ins: %v; want 5 x 401 and 15 x 429", got)
+	}
+	if r := attacker.call("POST", "/dashboard/v1/login", map[string]any{"email": email, "password": "wrong password!"}); r.Status != http.StatusUnauthorized ||
+		r.Code() != "INVALID_CREDENTIALS" {
+		t.Fatalf("the dashboard's counter for the same email and address: %d %s", r.Status, r.Body)
+	}
+	fresh, _ := newBrowserFrom(t)
+	r := fresh.call("POST", "/ops/v1/session", map[string]any{"email": email, "password": staffPassword, "code": totpCode(t, secret, time.Now().Add(30*time.Second))})
+	if r.Status != http.StatusOK {
+		t.Fatalf("the member from another address: %d %s", r.Status, r.Body)
+	}
+	eventually.True(t, 30*time.Second, "five staff.sign_in_failed entries with the email tried", func() bool {
+		r := admin.call("GET", "/ops/v1/audit?action=staff.sign_in_failed&actorId="+memberID(t, admin), nil)
+		return r.Status == http.StatusOK && strings.Count(string(r.Body), `"email":"`+email+`"`) == 5
+	})
+}
+
+// memberID is the id of the member signed in with b.
+func memberID(t *testing.T, b *browser) string {
+	t.Helper()
+	r := b.call("GET", "/ops/v1/me", nil)
+	var d struct{ Staff struct{ ID string } }
+	r.Decode(t, &d)
+	if d.Staff.ID == "" {
+		t.Fatalf("me: %d %s", r.Status, r.Body)
+	}
+	return d.Staff.ID
 }

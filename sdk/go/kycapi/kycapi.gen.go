@@ -18,6 +18,60 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AddressAttemptedWebhookEnvironment.
+const (
+	AddressAttemptedWebhookEnvironmentLive AddressAttemptedWebhookEnvironment = "live"
+	AddressAttemptedWebhookEnvironmentTest AddressAttemptedWebhookEnvironment = "test"
+)
+
+// Valid indicates whether the value is a known member of the AddressAttemptedWebhookEnvironment enum.
+func (e AddressAttemptedWebhookEnvironment) Valid() bool {
+	switch e {
+	case AddressAttemptedWebhookEnvironmentLive:
+		return true
+	case AddressAttemptedWebhookEnvironmentTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AddressRejectedWebhookEnvironment.
+const (
+	AddressRejectedWebhookEnvironmentLive AddressRejectedWebhookEnvironment = "live"
+	AddressRejectedWebhookEnvironmentTest AddressRejectedWebhookEnvironment = "test"
+)
+
+// Valid indicates whether the value is a known member of the AddressRejectedWebhookEnvironment enum.
+func (e AddressRejectedWebhookEnvironment) Valid() bool {
+	switch e {
+	case AddressRejectedWebhookEnvironmentLive:
+		return true
+	case AddressRejectedWebhookEnvironmentTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AddressStageWebhookEnvironment.
+const (
+	AddressStageWebhookEnvironmentLive AddressStageWebhookEnvironment = "live"
+	AddressStageWebhookEnvironmentTest AddressStageWebhookEnvironment = "test"
+)
+
+// Valid indicates whether the value is a known member of the AddressStageWebhookEnvironment enum.
+func (e AddressStageWebhookEnvironment) Valid() bool {
+	switch e {
+	case AddressStageWebhookEnvironmentLive:
+		return true
+	case AddressStageWebhookEnvironmentTest:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AddressStatus.
 const (
 	AddressStatusASSIGNED   AddressStatus = "ASSIGNED"
@@ -63,6 +117,24 @@ func (e AddressUpdatedWebhookEnvironment) Valid() bool {
 	case AddressUpdatedWebhookEnvironmentLive:
 		return true
 	case AddressUpdatedWebhookEnvironmentTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AddressVerifiedWebhookEnvironment.
+const (
+	AddressVerifiedWebhookEnvironmentLive AddressVerifiedWebhookEnvironment = "live"
+	AddressVerifiedWebhookEnvironmentTest AddressVerifiedWebhookEnvironment = "test"
+)
+
+// Valid indicates whether the value is a known member of the AddressVerifiedWebhookEnvironment enum.
+func (e AddressVerifiedWebhookEnvironment) Valid() bool {
+	switch e {
+	case AddressVerifiedWebhookEnvironmentLive:
+		return true
+	case AddressVerifiedWebhookEnvironmentTest:
 		return true
 	default:
 		return false
@@ -531,6 +603,24 @@ func (e ReasonCode) Valid() bool {
 	}
 }
 
+// Defines values for ReportReadyWebhookEnvironment.
+const (
+	ReportReadyWebhookEnvironmentLive ReportReadyWebhookEnvironment = "live"
+	ReportReadyWebhookEnvironmentTest ReportReadyWebhookEnvironment = "test"
+)
+
+// Valid indicates whether the value is a known member of the ReportReadyWebhookEnvironment enum.
+func (e ReportReadyWebhookEnvironment) Valid() bool {
+	switch e {
+	case ReportReadyWebhookEnvironmentLive:
+		return true
+	case ReportReadyWebhookEnvironmentTest:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ReportVerificationReason.
 const (
 	ReportVerificationReasonLessThannil ReportVerificationReason = "<nil>"
@@ -734,7 +824,13 @@ func (e WebhookDeliveryListEnvelopeStatus) Valid() bool {
 
 // Defines values for WebhookEndpointEvents.
 const (
+	WebhookEndpointEventsAddressAssigned            WebhookEndpointEvents = "address.assigned"
+	WebhookEndpointEventsAddressAttempted           WebhookEndpointEvents = "address.attempted"
+	WebhookEndpointEventsAddressCheckedIn           WebhookEndpointEvents = "address.checked_in"
+	WebhookEndpointEventsAddressRejected            WebhookEndpointEvents = "address.rejected"
+	WebhookEndpointEventsAddressVerified            WebhookEndpointEvents = "address.verified"
 	WebhookEndpointEventsAsterisk                   WebhookEndpointEvents = "*"
+	WebhookEndpointEventsReportReady                WebhookEndpointEvents = "report.ready"
 	WebhookEndpointEventsVerificationAddressUpdated WebhookEndpointEvents = "verification.address.updated"
 	WebhookEndpointEventsVerificationCompleted      WebhookEndpointEvents = "verification.completed"
 	WebhookEndpointEventsVerificationRejected       WebhookEndpointEvents = "verification.rejected"
@@ -743,7 +839,19 @@ const (
 // Valid indicates whether the value is a known member of the WebhookEndpointEvents enum.
 func (e WebhookEndpointEvents) Valid() bool {
 	switch e {
+	case WebhookEndpointEventsAddressAssigned:
+		return true
+	case WebhookEndpointEventsAddressAttempted:
+		return true
+	case WebhookEndpointEventsAddressCheckedIn:
+		return true
+	case WebhookEndpointEventsAddressRejected:
+		return true
+	case WebhookEndpointEventsAddressVerified:
+		return true
 	case WebhookEndpointEventsAsterisk:
+		return true
+	case WebhookEndpointEventsReportReady:
 		return true
 	case WebhookEndpointEventsVerificationAddressUpdated:
 		return true
@@ -758,7 +866,13 @@ func (e WebhookEndpointEvents) Valid() bool {
 
 // Defines values for WebhookEndpointCreateEvents.
 const (
+	WebhookEndpointCreateEventsAddressAssigned            WebhookEndpointCreateEvents = "address.assigned"
+	WebhookEndpointCreateEventsAddressAttempted           WebhookEndpointCreateEvents = "address.attempted"
+	WebhookEndpointCreateEventsAddressCheckedIn           WebhookEndpointCreateEvents = "address.checked_in"
+	WebhookEndpointCreateEventsAddressRejected            WebhookEndpointCreateEvents = "address.rejected"
+	WebhookEndpointCreateEventsAddressVerified            WebhookEndpointCreateEvents = "address.verified"
 	WebhookEndpointCreateEventsAsterisk                   WebhookEndpointCreateEvents = "*"
+	WebhookEndpointCreateEventsReportReady                WebhookEndpointCreateEvents = "report.ready"
 	WebhookEndpointCreateEventsVerificationAddressUpdated WebhookEndpointCreateEvents = "verification.address.updated"
 	WebhookEndpointCreateEventsVerificationCompleted      WebhookEndpointCreateEvents = "verification.completed"
 	WebhookEndpointCreateEventsVerificationRejected       WebhookEndpointCreateEvents = "verification.rejected"
@@ -767,7 +881,19 @@ const (
 // Valid indicates whether the value is a known member of the WebhookEndpointCreateEvents enum.
 func (e WebhookEndpointCreateEvents) Valid() bool {
 	switch e {
+	case WebhookEndpointCreateEventsAddressAssigned:
+		return true
+	case WebhookEndpointCreateEventsAddressAttempted:
+		return true
+	case WebhookEndpointCreateEventsAddressCheckedIn:
+		return true
+	case WebhookEndpointCreateEventsAddressRejected:
+		return true
+	case WebhookEndpointCreateEventsAddressVerified:
+		return true
 	case WebhookEndpointCreateEventsAsterisk:
+		return true
+	case WebhookEndpointCreateEventsReportReady:
 		return true
 	case WebhookEndpointCreateEventsVerificationAddressUpdated:
 		return true
@@ -812,7 +938,13 @@ func (e WebhookEndpointListEnvelopeStatus) Valid() bool {
 
 // Defines values for WebhookEndpointUpdateEvents.
 const (
+	WebhookEndpointUpdateEventsAddressAssigned            WebhookEndpointUpdateEvents = "address.assigned"
+	WebhookEndpointUpdateEventsAddressAttempted           WebhookEndpointUpdateEvents = "address.attempted"
+	WebhookEndpointUpdateEventsAddressCheckedIn           WebhookEndpointUpdateEvents = "address.checked_in"
+	WebhookEndpointUpdateEventsAddressRejected            WebhookEndpointUpdateEvents = "address.rejected"
+	WebhookEndpointUpdateEventsAddressVerified            WebhookEndpointUpdateEvents = "address.verified"
 	WebhookEndpointUpdateEventsAsterisk                   WebhookEndpointUpdateEvents = "*"
+	WebhookEndpointUpdateEventsReportReady                WebhookEndpointUpdateEvents = "report.ready"
 	WebhookEndpointUpdateEventsVerificationAddressUpdated WebhookEndpointUpdateEvents = "verification.address.updated"
 	WebhookEndpointUpdateEventsVerificationCompleted      WebhookEndpointUpdateEvents = "verification.completed"
 	WebhookEndpointUpdateEventsVerificationRejected       WebhookEndpointUpdateEvents = "verification.rejected"
@@ -821,7 +953,19 @@ const (
 // Valid indicates whether the value is a known member of the WebhookEndpointUpdateEvents enum.
 func (e WebhookEndpointUpdateEvents) Valid() bool {
 	switch e {
+	case WebhookEndpointUpdateEventsAddressAssigned:
+		return true
+	case WebhookEndpointUpdateEventsAddressAttempted:
+		return true
+	case WebhookEndpointUpdateEventsAddressCheckedIn:
+		return true
+	case WebhookEndpointUpdateEventsAddressRejected:
+		return true
+	case WebhookEndpointUpdateEventsAddressVerified:
+		return true
 	case WebhookEndpointUpdateEventsAsterisk:
+		return true
+	case WebhookEndpointUpdateEventsReportReady:
 		return true
 	case WebhookEndpointUpdateEventsVerificationAddressUpdated:
 		return true
@@ -836,6 +980,12 @@ func (e WebhookEndpointUpdateEvents) Valid() bool {
 
 // Defines values for WebhookEventType.
 const (
+	WebhookEventTypeAddressAssigned            WebhookEventType = "address.assigned"
+	WebhookEventTypeAddressAttempted           WebhookEventType = "address.attempted"
+	WebhookEventTypeAddressCheckedIn           WebhookEventType = "address.checked_in"
+	WebhookEventTypeAddressRejected            WebhookEventType = "address.rejected"
+	WebhookEventTypeAddressVerified            WebhookEventType = "address.verified"
+	WebhookEventTypeReportReady                WebhookEventType = "report.ready"
 	WebhookEventTypeVerificationAddressUpdated WebhookEventType = "verification.address.updated"
 	WebhookEventTypeVerificationCompleted      WebhookEventType = "verification.completed"
 	WebhookEventTypeVerificationRejected       WebhookEventType = "verification.rejected"
@@ -845,6 +995,18 @@ const (
 // Valid indicates whether the value is a known member of the WebhookEventType enum.
 func (e WebhookEventType) Valid() bool {
 	switch e {
+	case WebhookEventTypeAddressAssigned:
+		return true
+	case WebhookEventTypeAddressAttempted:
+		return true
+	case WebhookEventTypeAddressCheckedIn:
+		return true
+	case WebhookEventTypeAddressRejected:
+		return true
+	case WebhookEventTypeAddressVerified:
+		return true
+	case WebhookEventTypeReportReady:
+		return true
 	case WebhookEventTypeVerificationAddressUpdated:
 		return true
 	case WebhookEventTypeVerificationCompleted:
@@ -878,6 +1040,12 @@ func (e WebhookTestWebhookEnvironment) Valid() bool {
 
 // Defines values for ListEventsParamsType.
 const (
+	ListEventsParamsTypeAddressAssigned            ListEventsParamsType = "address.assigned"
+	ListEventsParamsTypeAddressAttempted           ListEventsParamsType = "address.attempted"
+	ListEventsParamsTypeAddressCheckedIn           ListEventsParamsType = "address.checked_in"
+	ListEventsParamsTypeAddressRejected            ListEventsParamsType = "address.rejected"
+	ListEventsParamsTypeAddressVerified            ListEventsParamsType = "address.verified"
+	ListEventsParamsTypeReportReady                ListEventsParamsType = "report.ready"
 	ListEventsParamsTypeVerificationAddressUpdated ListEventsParamsType = "verification.address.updated"
 	ListEventsParamsTypeVerificationCompleted      ListEventsParamsType = "verification.completed"
 	ListEventsParamsTypeVerificationRejected       ListEventsParamsType = "verification.rejected"
@@ -886,6 +1054,18 @@ const (
 // Valid indicates whether the value is a known member of the ListEventsParamsType enum.
 func (e ListEventsParamsType) Valid() bool {
 	switch e {
+	case ListEventsParamsTypeAddressAssigned:
+		return true
+	case ListEventsParamsTypeAddressAttempted:
+		return true
+	case ListEventsParamsTypeAddressCheckedIn:
+		return true
+	case ListEventsParamsTypeAddressRejected:
+		return true
+	case ListEventsParamsTypeAddressVerified:
+		return true
+	case ListEventsParamsTypeReportReady:
+		return true
 	case ListEventsParamsTypeVerificationAddressUpdated:
 		return true
 	case ListEventsParamsTypeVerificationCompleted:
@@ -971,6 +1151,48 @@ type Address struct {
 	VerificationData *VerificationData `json:"verificationData"`
 }
 
+// AddressAttemptedWebhook defines model for AddressAttemptedWebhook.
+type AddressAttemptedWebhook struct {
+	// CreatedAt ISO 8601 UTC with milliseconds.
+	//
+	// Examples: 2026-11-23T10:00:00.123Z
+	CreatedAt Timestamp `json:"createdAt"`
+	Data      struct {
+		// AddressId Examples: adr_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5
+		AddressId string `json:"addressId"`
+
+		// AgentId The field agent (`agt_sandbox` in the sandbox).
+		//
+		// Examples: agt_sandbox
+		AgentId *string `json:"agentId"`
+
+		// Attempt Visits of this address that ended without access so far
+		Attempt int `json:"attempt"`
+
+		// CustomerId Examples: cus_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5
+		CustomerId string `json:"customerId"`
+
+		// NextVisitAt The re-visit date after `NO_ACCESS` (the next working day); null after `UNSAFE_AREA`, where operations decide. The third visit without access rejects the address (`address.rejected`, reason `NO_ACCESS`) instead.
+		NextVisitAt *Timestamp `json:"nextVisitAt"`
+
+		// OccurredAt ISO 8601 UTC with milliseconds.
+		//
+		// Examples: 2026-11-23T10:00:00.123Z
+		OccurredAt Timestamp   `json:"occurredAt"`
+		Reason     interface{} `json:"reason"`
+
+		// Sequence The address's transition number, as in `verification.address.updated` (a step without a stage event leaves a gap).
+		Sequence int         `json:"sequence"`
+		Status   interface{} `json:"status"`
+	} `json:"data"`
+	Environment AddressAttemptedWebhookEnvironment `json:"environment"`
+	Id          openapi_types.UUID                 `json:"id"`
+	Type        interface{}                        `json:"type"`
+}
+
+// AddressAttemptedWebhookEnvironment defines model for AddressAttemptedWebhook.Environment.
+type AddressAttemptedWebhookEnvironment string
+
 // AddressInput One address to verify (create body entry, or body of
 // `POST /api/v1/customers/{id}/addresses`). Text is trimmed; at most 200 characters
 // per field and 1000 for `notes`; no control characters (`notes` may contain line
@@ -1030,6 +1252,86 @@ type AddressInput struct {
 	StreetNumber *string `json:"streetNumber,omitempty"`
 }
 
+// AddressRejectedWebhook defines model for AddressRejectedWebhook.
+type AddressRejectedWebhook struct {
+	// CreatedAt ISO 8601 UTC with milliseconds.
+	//
+	// Examples: 2026-11-23T10:00:00.123Z
+	CreatedAt Timestamp `json:"createdAt"`
+	Data      struct {
+		// AddressId Examples: adr_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5
+		AddressId string `json:"addressId"`
+
+		// AgentId The field agent (`agt_sandbox` in the sandbox).
+		//
+		// Examples: agt_sandbox
+		AgentId *string `json:"agentId"`
+
+		// CustomerId Examples: cus_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5
+		CustomerId string `json:"customerId"`
+
+		// OccurredAt ISO 8601 UTC with milliseconds.
+		//
+		// Examples: 2026-11-23T10:00:00.123Z
+		OccurredAt Timestamp `json:"occurredAt"`
+
+		// Reason A rejection reason code.
+		Reason string `json:"reason"`
+
+		// Sequence The address's transition number, as in `verification.address.updated` (a step without a stage event leaves a gap).
+		Sequence int         `json:"sequence"`
+		Status   interface{} `json:"status"`
+	} `json:"data"`
+	Environment AddressRejectedWebhookEnvironment `json:"environment"`
+	Id          openapi_types.UUID                `json:"id"`
+	Type        interface{}                       `json:"type"`
+}
+
+// AddressRejectedWebhookEnvironment defines model for AddressRejectedWebhook.Environment.
+type AddressRejectedWebhookEnvironment string
+
+// AddressStage What every address stage event carries (api/events/webhook-stage-events.json).
+type AddressStage struct {
+	// AddressId Examples: adr_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5
+	AddressId string `json:"addressId"`
+
+	// AgentId The field agent (`agt_sandbox` in the sandbox).
+	//
+	// Examples: agt_sandbox
+	AgentId *string `json:"agentId"`
+
+	// CustomerId Examples: cus_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5
+	CustomerId string `json:"customerId"`
+
+	// OccurredAt ISO 8601 UTC with milliseconds.
+	//
+	// Examples: 2026-11-23T10:00:00.123Z
+	OccurredAt Timestamp `json:"occurredAt"`
+
+	// Sequence The address's transition number, as in `verification.address.updated` (a step without a stage event leaves a gap).
+	Sequence int `json:"sequence"`
+
+	// Status The address's status after this step.
+	Status interface{} `json:"status"`
+}
+
+// AddressStageWebhook `address.assigned` (status `ASSIGNED`) and `address.checked_in` (status `IN_PROGRESS`).
+type AddressStageWebhook struct {
+	// CreatedAt ISO 8601 UTC with milliseconds.
+	//
+	// Examples: 2026-11-23T10:00:00.123Z
+	CreatedAt Timestamp `json:"createdAt"`
+
+	// Data What every address stage event carries (api/events/webhook-stage-events.json).
+	Data        AddressStage                   `json:"data"`
+	Environment AddressStageWebhookEnvironment `json:"environment"`
+	Id          openapi_types.UUID             `json:"id"`
+	Type        interface{}                    `json:"type"`
+}
+
+// AddressStageWebhookEnvironment defines model for AddressStageWebhook.Environment.
+type AddressStageWebhookEnvironment string
+
 // AddressStatus Per-address verification status, moved by the verification context:
 // `PENDING → ASSIGNED → IN_PROGRESS → VERIFIED | REJECTED`; a visit without access
 // returns `IN_PROGRESS` to `ASSIGNED`, and an unassigned address returns from
@@ -1079,6 +1381,44 @@ type AddressUpdatedWebhook struct {
 
 // AddressUpdatedWebhookEnvironment defines model for AddressUpdatedWebhook.Environment.
 type AddressUpdatedWebhookEnvironment string
+
+// AddressVerifiedWebhook defines model for AddressVerifiedWebhook.
+type AddressVerifiedWebhook struct {
+	// CreatedAt ISO 8601 UTC with milliseconds.
+	//
+	// Examples: 2026-11-23T10:00:00.123Z
+	CreatedAt Timestamp `json:"createdAt"`
+	Data      struct {
+		// AddressId Examples: adr_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5
+		AddressId string `json:"addressId"`
+
+		// AgentId The field agent (`agt_sandbox` in the sandbox).
+		//
+		// Examples: agt_sandbox
+		AgentId *string `json:"agentId"`
+
+		// CustomerId Examples: cus_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5
+		CustomerId string `json:"customerId"`
+
+		// Flags The evidence flags raised (explained in `verification.address.updated` and the status endpoint).
+		Flags []string `json:"flags"`
+
+		// OccurredAt ISO 8601 UTC with milliseconds.
+		//
+		// Examples: 2026-11-23T10:00:00.123Z
+		OccurredAt Timestamp `json:"occurredAt"`
+
+		// Sequence The address's transition number, as in `verification.address.updated` (a step without a stage event leaves a gap).
+		Sequence int         `json:"sequence"`
+		Status   interface{} `json:"status"`
+	} `json:"data"`
+	Environment AddressVerifiedWebhookEnvironment `json:"environment"`
+	Id          openapi_types.UUID                `json:"id"`
+	Type        interface{}                       `json:"type"`
+}
+
+// AddressVerifiedWebhookEnvironment defines model for AddressVerifiedWebhook.Environment.
+type AddressVerifiedWebhookEnvironment string
 
 // Customer A customer as every read returns it: every field present, `null` when unset;
 // `bvn` and `nin` masked as `***` + last 4 digits.
@@ -1710,6 +2050,40 @@ type ReportBranding struct {
 	HasLogo      bool      `json:"hasLogo"`
 	UpdatedAt    time.Time `json:"updatedAt"`
 }
+
+// ReportReadyWebhook defines model for ReportReadyWebhook.
+type ReportReadyWebhook struct {
+	// CreatedAt ISO 8601 UTC with milliseconds.
+	//
+	// Examples: 2026-11-23T10:00:00.123Z
+	CreatedAt Timestamp `json:"createdAt"`
+	Data      struct {
+		CustomerId string `json:"customerId"`
+
+		// GeneratedAt ISO 8601 UTC with milliseconds.
+		//
+		// Examples: 2026-11-23T10:00:00.123Z
+		GeneratedAt Timestamp `json:"generatedAt"`
+
+		// ReportId Examples: rep_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5
+		ReportId string `json:"reportId"`
+
+		// ReportUrl GET /api/v1/customers/{id}/report on the gateway: always the newest version.
+		ReportUrl string `json:"reportUrl"`
+
+		// Status The customer's overall status the report records.
+		Status interface{} `json:"status"`
+
+		// Version Grows each time a new version of the report is stored.
+		Version int `json:"version"`
+	} `json:"data"`
+	Environment ReportReadyWebhookEnvironment `json:"environment"`
+	Id          openapi_types.UUID            `json:"id"`
+	Type        interface{}                   `json:"type"`
+}
+
+// ReportReadyWebhookEnvironment defines model for ReportReadyWebhook.Environment.
+type ReportReadyWebhookEnvironment string
 
 // ReportVerification What the public verify endpoint answers for a code it issued; nothing personal.
 // `genuine` is false, with `reason` `WITHDRAWN`, once the lender has deleted the
@@ -3034,6 +3408,136 @@ func (t *Event) FromAddressUpdatedWebhook(v AddressUpdatedWebhook) error {
 
 // MergeAddressUpdatedWebhook performs a merge with any union data inside the Event, using the provided AddressUpdatedWebhook
 func (t *Event) MergeAddressUpdatedWebhook(v AddressUpdatedWebhook) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAddressStageWebhook returns the union data inside the Event as a AddressStageWebhook
+func (t Event) AsAddressStageWebhook() (AddressStageWebhook, error) {
+	var body AddressStageWebhook
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAddressStageWebhook overwrites any union data inside the Event as the provided AddressStageWebhook
+func (t *Event) FromAddressStageWebhook(v AddressStageWebhook) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAddressStageWebhook performs a merge with any union data inside the Event, using the provided AddressStageWebhook
+func (t *Event) MergeAddressStageWebhook(v AddressStageWebhook) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAddressAttemptedWebhook returns the union data inside the Event as a AddressAttemptedWebhook
+func (t Event) AsAddressAttemptedWebhook() (AddressAttemptedWebhook, error) {
+	var body AddressAttemptedWebhook
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAddressAttemptedWebhook overwrites any union data inside the Event as the provided AddressAttemptedWebhook
+func (t *Event) FromAddressAttemptedWebhook(v AddressAttemptedWebhook) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAddressAttemptedWebhook performs a merge with any union data inside the Event, using the provided AddressAttemptedWebhook
+func (t *Event) MergeAddressAttemptedWebhook(v AddressAttemptedWebhook) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAddressVerifiedWebhook returns the union data inside the Event as a AddressVerifiedWebhook
+func (t Event) AsAddressVerifiedWebhook() (AddressVerifiedWebhook, error) {
+	var body AddressVerifiedWebhook
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAddressVerifiedWebhook overwrites any union data inside the Event as the provided AddressVerifiedWebhook
+func (t *Event) FromAddressVerifiedWebhook(v AddressVerifiedWebhook) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAddressVerifiedWebhook performs a merge with any union data inside the Event, using the provided AddressVerifiedWebhook
+func (t *Event) MergeAddressVerifiedWebhook(v AddressVerifiedWebhook) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAddressRejectedWebhook returns the union data inside the Event as a AddressRejectedWebhook
+func (t Event) AsAddressRejectedWebhook() (AddressRejectedWebhook, error) {
+	var body AddressRejectedWebhook
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAddressRejectedWebhook overwrites any union data inside the Event as the provided AddressRejectedWebhook
+func (t *Event) FromAddressRejectedWebhook(v AddressRejectedWebhook) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAddressRejectedWebhook performs a merge with any union data inside the Event, using the provided AddressRejectedWebhook
+func (t *Event) MergeAddressRejectedWebhook(v AddressRejectedWebhook) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsReportReadyWebhook returns the union data inside the Event as a ReportReadyWebhook
+func (t Event) AsReportReadyWebhook() (ReportReadyWebhook, error) {
+	var body ReportReadyWebhook
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromReportReadyWebhook overwrites any union data inside the Event as the provided ReportReadyWebhook
+func (t *Event) FromReportReadyWebhook(v ReportReadyWebhook) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeReportReadyWebhook performs a merge with any union data inside the Event, using the provided ReportReadyWebhook
+func (t *Event) MergeReportReadyWebhook(v ReportReadyWebhook) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err

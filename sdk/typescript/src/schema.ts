@@ -972,6 +972,336 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "address.assigned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A field agent has an address
+         * @description A stage event: see *Webhooks* (a customer's stage events reach an endpoint one at a time, in the order they happened).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id; the same on every retry. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`, space-separated when two secrets sign (rotation). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AddressStageWebhook"];
+                };
+            };
+            responses: {
+                /** @description Gone; the endpoint is disabled at once. */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received. Anything else, a redirect or no answer within 15 s is retried. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "address.checked_in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The agent is on site
+         * @description A stage event: the agent checked in at the address and started the visit.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id; the same on every retry. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`, space-separated when two secrets sign (rotation). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AddressStageWebhook"];
+                };
+            };
+            responses: {
+                /** @description Gone; the endpoint is disabled at once. */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received. Anything else, a redirect or no answer within 15 s is retried. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "address.attempted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A visit ended without access
+         * @description A stage event: the visit could not reach the customer; `NO_ACCESS` carries the re-visit date.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id; the same on every retry. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`, space-separated when two secrets sign (rotation). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AddressAttemptedWebhook"];
+                };
+            };
+            responses: {
+                /** @description Gone; the endpoint is disabled at once. */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received. Anything else, a redirect or no answer within 15 s is retried. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "address.verified": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An address is verified
+         * @description A stage event, with the evidence flags raised.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id; the same on every retry. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`, space-separated when two secrets sign (rotation). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AddressVerifiedWebhook"];
+                };
+            };
+            responses: {
+                /** @description Gone; the endpoint is disabled at once. */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received. Anything else, a redirect or no answer within 15 s is retried. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "address.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An address is rejected
+         * @description A stage event, with the reason code.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id; the same on every retry. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`, space-separated when two secrets sign (rotation). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AddressRejectedWebhook"];
+                };
+            };
+            responses: {
+                /** @description Gone; the endpoint is disabled at once. */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received. Anything else, a redirect or no answer within 15 s is retried. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "report.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A report can be downloaded
+         * @description A stage event: a version of the customer's PDF report is stored; `reportUrl` serves the newest.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id; the same on every retry. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`, space-separated when two secrets sign (rotation). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ReportReadyWebhook"];
+                };
+            };
+            responses: {
+                /** @description Gone; the endpoint is disabled at once. */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received. Anything else, a redirect or no answer within 15 s is retried. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -1848,7 +2178,7 @@ export interface components {
             prorationRule: string;
         };
         /** @enum {string} */
-        WebhookEventType: "verification.completed" | "verification.rejected" | "verification.address.updated" | "webhook.test";
+        WebhookEventType: "verification.completed" | "verification.rejected" | "verification.address.updated" | "address.assigned" | "address.checked_in" | "address.attempted" | "address.verified" | "address.rejected" | "report.ready" | "webhook.test";
         WebhookEndpoint: {
             /** @example whe_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5 */
             id: string;
@@ -1856,7 +2186,7 @@ export interface components {
             url: string;
             description: string;
             /** @description The subscribed types, or `["*"]` for every type. */
-            events: ("*" | "verification.completed" | "verification.rejected" | "verification.address.updated")[];
+            events: ("*" | "verification.completed" | "verification.rejected" | "verification.address.updated" | "address.assigned" | "address.checked_in" | "address.attempted" | "address.verified" | "address.rejected" | "report.ready")[];
             enabled: boolean;
             /**
              * @description Why the platform disabled it (null otherwise, also when the client disabled it).
@@ -1882,13 +2212,13 @@ export interface components {
              */
             url: string;
             /** @description Default (absent, null or empty) `["*"]`. */
-            events?: ("*" | "verification.completed" | "verification.rejected" | "verification.address.updated")[];
+            events?: ("*" | "verification.completed" | "verification.rejected" | "verification.address.updated" | "address.assigned" | "address.checked_in" | "address.attempted" | "address.verified" | "address.rejected" | "report.ready")[];
             description?: string;
         };
         WebhookEndpointUpdate: {
             /** Format: uri */
             url?: string;
-            events?: ("*" | "verification.completed" | "verification.rejected" | "verification.address.updated")[] | null;
+            events?: ("*" | "verification.completed" | "verification.rejected" | "verification.address.updated" | "address.assigned" | "address.checked_in" | "address.attempted" | "address.verified" | "address.rejected" | "report.ready")[] | null;
             description?: string;
             enabled?: boolean;
         };
@@ -1942,7 +2272,7 @@ export interface components {
             };
         };
         /** @description An event as `GET /api/v1/events` lists it; exactly the body of its webhook deliveries (its `id` is their `webhook-id`). */
-        Event: components["schemas"]["VerificationOutcomeWebhook"] | components["schemas"]["AddressUpdatedWebhook"];
+        Event: components["schemas"]["VerificationOutcomeWebhook"] | components["schemas"]["AddressUpdatedWebhook"] | components["schemas"]["AddressStageWebhook"] | components["schemas"]["AddressAttemptedWebhook"] | components["schemas"]["AddressVerifiedWebhook"] | components["schemas"]["AddressRejectedWebhook"] | components["schemas"]["ReportReadyWebhook"];
         EventEnvelope: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["Event"];
         };
@@ -1995,6 +2325,88 @@ export interface components {
                 occurredAt: components["schemas"]["Timestamp"];
                 verificationData: components["schemas"]["VerificationData"] | null;
                 reportUrl: null;
+            };
+        };
+        /** @description What every address stage event carries (api/events/webhook-stage-events.json). */
+        AddressStage: {
+            /** @example cus_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5 */
+            customerId: string;
+            /** @example adr_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5 */
+            addressId: string;
+            /**
+             * @description The address's status after this step.
+             * @enum {unknown}
+             */
+            status: "ASSIGNED" | "IN_PROGRESS" | "VERIFIED" | "REJECTED";
+            /** @description The address's transition number, as in `verification.address.updated` (a step without a stage event leaves a gap). */
+            sequence: number;
+            occurredAt: components["schemas"]["Timestamp"];
+            /**
+             * @description The field agent (`agt_sandbox` in the sandbox).
+             * @example agt_sandbox
+             */
+            agentId: string | null;
+        };
+        /** @description `address.assigned` (status `ASSIGNED`) and `address.checked_in` (status `IN_PROGRESS`). */
+        AddressStageWebhook: components["schemas"]["WebhookBody"] & {
+            /** @enum {unknown} */
+            type?: "address.assigned" | "address.checked_in";
+            data?: components["schemas"]["AddressStage"];
+        };
+        AddressAttemptedWebhook: components["schemas"]["WebhookBody"] & {
+            /** @constant */
+            type?: "address.attempted";
+            data?: components["schemas"]["AddressStage"] & {
+                /** @constant */
+                status?: "ASSIGNED";
+                /** @enum {unknown} */
+                reason: "NO_ACCESS" | "UNSAFE_AREA";
+                /** @description Visits of this address that ended without access so far */
+                attempt: number;
+                /** @description The re-visit date after `NO_ACCESS` (the next working day); null after `UNSAFE_AREA`, where operations decide. The third visit without access rejects the address (`address.rejected`, reason `NO_ACCESS`) instead. */
+                nextVisitAt: components["schemas"]["Timestamp"] | null;
+            };
+        };
+        AddressVerifiedWebhook: components["schemas"]["WebhookBody"] & {
+            /** @constant */
+            type?: "address.verified";
+            data?: components["schemas"]["AddressStage"] & {
+                /** @constant */
+                status?: "VERIFIED";
+                /** @description The evidence flags raised (explained in `verification.address.updated` and the status endpoint). */
+                flags: string[];
+            };
+        };
+        AddressRejectedWebhook: components["schemas"]["WebhookBody"] & {
+            /** @constant */
+            type?: "address.rejected";
+            data?: components["schemas"]["AddressStage"] & {
+                /** @constant */
+                status?: "REJECTED";
+                /** @description A rejection reason code. */
+                reason: string;
+            };
+        };
+        ReportReadyWebhook: components["schemas"]["WebhookBody"] & {
+            /** @constant */
+            type?: "report.ready";
+            data?: {
+                customerId: string;
+                /** @example rep_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5 */
+                reportId: string;
+                /** @description Grows each time a new version of the report is stored. */
+                version: number;
+                /**
+                 * @description The customer's overall status the report records.
+                 * @enum {unknown}
+                 */
+                status: "VERIFIED" | "REJECTED";
+                /**
+                 * Format: uri
+                 * @description GET /api/v1/customers/{id}/report on the gateway: always the newest version.
+                 */
+                reportUrl: string;
+                generatedAt: components["schemas"]["Timestamp"];
             };
         };
         WebhookTestWebhook: components["schemas"]["WebhookBody"] & {
@@ -4161,7 +4573,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events of this type (empty reads as absent). */
-                type?: "verification.completed" | "verification.rejected" | "verification.address.updated";
+                type?: "verification.completed" | "verification.rejected" | "verification.address.updated" | "address.assigned" | "address.checked_in" | "address.attempted" | "address.verified" | "address.rejected" | "report.ready";
                 /**
                  * @description Only events about this customer (`cus_...`; empty reads as absent).
                  * @example cus_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5

@@ -1,5 +1,6 @@
 // Package app wires the webhook service: webhook endpoints, the delivery
-// schedule fed by verification events, and the dispatcher sending from it.
+// schedule fed by verification and reporting events, and the dispatcher
+// sending from it.
 package app
 
 import (
@@ -26,7 +27,7 @@ import (
 var Service = platform.Service{Name: name, Port: 8086, Database: "kyc_webhook", Topics: topics,
 	Events: events.Contract(), Run: platform.Runner(Run)}
 
-var topics = []string{event.TopicWebhook, event.TopicVerification}
+var topics = []string{event.TopicWebhook, event.TopicVerification, event.TopicReporting}
 
 // name is also what Run logs under (Run cannot read Service: Service
 // refers to Run).

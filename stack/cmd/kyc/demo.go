@@ -154,6 +154,9 @@ func banner(gw, file string, d demo) string {
  Fetch it (use the id from the answer):
    curl -s %[1]s/api/v1/customers/CUSTOMER_ID -H "Authorization: Bearer %[3]s"
 
+ Operations console: %[1]s/ops/ ; create its first admin and open the enrolUrl printed:
+   bin/kycctl staff create --email you@example.com --name "Your Name" --role admin
+
  Press Ctrl-C to stop
 ================================================================================
 

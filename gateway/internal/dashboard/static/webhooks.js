@@ -4,7 +4,9 @@
 import { api } from "./api.js";
 import { h, field, busy, when, table, showError, nodes } from "./dom.js";
 
-const events = ["verification.completed", "verification.rejected", "verification.address.updated"];
+const events = ["verification.completed", "verification.rejected", "verification.address.updated",
+  // Stage events (api/openapi.yaml, webhooks): one customer's arrive in order.
+  "address.assigned", "address.checked_in", "address.attempted", "address.verified", "address.rejected", "report.ready"];
 const state = { secret: null }; // a secret just created, shown once on the endpoint's page
 
 export function view({ params }) {

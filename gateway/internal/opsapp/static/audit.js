@@ -62,7 +62,7 @@ function filters(ctx, staff) {
 function entries(list) {
   return table("Audit log entries", ["When", "Who", "Action", "Target", "Organization", "Details", "From"], list.map((e) => ({
     attrs: { "data-action": e.action },
-    cells: [when(e.at), [e.actorName || e.actorId, e.role && h("span", { class: "muted" }, " · " + e.role)],
+    cells: [when(e.at), h("div", {}, e.actorName || e.actorId, e.role && h("span", { class: "muted" }, " · " + e.role)),
       h("code", { class: "action" }, e.action), e.target ? h("code", {}, e.target) : "", e.orgId ? h("code", {}, e.orgId) : "",
       details(e.details), e.ip || ""],
   })));

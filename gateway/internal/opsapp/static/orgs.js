@@ -60,5 +60,5 @@ function orgTable(list, ctx, admin) {
 }
 
 function name(o) {
-  return [o.name, h("br", {}), h("code", { class: "muted" }, o.id)];
+  return h("div", {}, o.name, h("br", {}), h("code", { class: "muted" }, o.id));
 }

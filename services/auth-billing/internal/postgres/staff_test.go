@@ -388,3 +388,50 @@ func TestTheAuditLogPagesNewestFirstWithFilters(t *testing.T) {
 		t.Fatalf("another prefix: %v %v", page, err)
 	}
 }
+
+func TestOrgSettingsChangeEmitsOneEventAndPagesNewestFirst(t *testing.T) {
+	t.Parallel()
+	f := newStaffFixture(t)
+	ctx := context.Background()
+	var orgs []account.Org
+	for _, name := range []string{"First Lender", "Second Lender", "Third Lender"} {
+		o, err := f.acc.CreateOrg(ctx, name, account.PlanGrowth)
+		if err != nil {
+			t.Fatal(err)
+		}
+		orgs = append(orgs, o)
+	}
+	all := account.ReviewAll
+	hours := 24
+	set := account.Settings{ReviewPolicy: &all, SLAHours: &hours}
+	o, err := f.acc.ChangeSettings(adminToken(), orgs[0].ID, set)
+	if err != nil || o.ReviewPolicy != "ALL" || o.SLAHours != 24 || o.Version != orgs[0].Version+1 {
+		t.Fatalf("change: %+v %v", o, err)
+	}
+	if _, err := f.acc.ChangeSettings(adminToken(), orgs[0].ID, set); err != nil { // the same again: nothing to do
+		t.Fatal(err)
+	}
+	if _, err := f.acc.ChangeSettings(adminToken(), "org_00000000000000000000000000000000", set); !apperr.IsCode(err, apperr.CodeNotFound) {
+		t.Fatalf("an unknown organization: %v", err)
+	}
+	var events int
+	var payload []byte
+	if err := f.pool.QueryRow(ctx, `SELECT count(*), max(payload::text) FROM outbox WHERE topic = 'auth-events' AND event_type = 'organization.settings_changed'`).
+		Scan(&events, &payload); err != nil || events != 1 {
+		t.Fatalf("%d settings_changed events (%v)", events, err)
+	}
+	if !strings.Contains(string(payload), `"reviewPolicy": "ALL"`) && !strings.Contains(string(payload), `"reviewPolicy":"ALL"`) {
+		t.Fatalf("the event: %s", payload)
+	}
+	if n := len(f.consumeAudit(t)); n != 1 {
+		t.Fatalf("%d audit events, want 1 (org.settings)", n)
+	}
+	first, err := f.acc.Orgs(ctx, "", 2)
+	if err != nil || len(first) != 2 || first[0].ID != orgs[2].ID || first[1].ID != orgs[1].ID {
+		t.Fatalf("first page: %+v %v", first, err)
+	}
+	rest, err := f.acc.Orgs(ctx, first[1].ID, 2)
+	if err != nil || len(rest) != 1 || rest[0].ID != orgs[0].ID || rest[0].ReviewPolicy != "ALL" || rest[0].SLAHours != 24 {
+		t.Fatalf("second page: %+v %v", rest, err)
+	}
+}

@@ -44,6 +44,16 @@ func samples() []event.Sample {
 	rj.Status, rj.Result, rj.Photos = verification.Rejected, &verification.Result{Reason: verification.ReasonNoAccess, Diagnostics: "No access on 3 visits"}, nil
 	rj.Attempts = []verification.Attempt{{At: at, Reason: verification.ReasonNoAccess, By: "agt_019a2b3c4d5e6f708192a3b4c5d6e7f8"}}
 	rejected.Status, rejected.Jobs = verification.Rejected, []verification.Job{rj}
+	// A visit without access: back to ASSIGNED with a re-visit date (the
+	// webhook context's address.attempted).
+	attempted := c
+	aj := j
+	revisit := at.Add(24 * time.Hour)
+	aj.Status, aj.Result, aj.Photos, aj.AgentID, aj.DueAt, aj.CompletedAt = verification.Assigned, nil, nil, "agt_019a2b3c4d5e6f708192a3b4c5d6e7f8", &revisit, nil
+	aj.Timeline = []verification.Transition{{Status: verification.Pending, At: at, By: "system"}, {Status: verification.Assigned, At: at, By: "system"},
+		{Status: verification.InProgress, At: at, By: aj.AgentID}, {Status: verification.Assigned, At: at, By: aj.AgentID}}
+	aj.Attempts = []verification.Attempt{{At: at, Reason: verification.ReasonNoAccess, Notes: "Gate locked.", By: aj.AgentID}}
+	attempted.Status, attempted.VerificationDate, attempted.Jobs = verification.InProgress, nil, []verification.Job{aj}
 	// A result held for review, and the same result approved by a reviewer.
 	held, hj := c, j
 	hj.Status, hj.CompletedAt = verification.InReview, nil
@@ -64,6 +74,7 @@ func samples() []event.Sample {
 		{Type: TypeCompleted, Case: reviewed},
 		{Type: TypeAddressUpdated, Case: c, Job: &c.Jobs[0]},
 		{Type: TypeAddressUpdated, Case: rejected, Job: &rejected.Jobs[0]},
+		{Type: TypeAddressUpdated, Case: attempted, Job: &attempted.Jobs[0]},
 		{Type: TypeCompleted, Case: c},
 		{Type: TypeRejected, Case: rejected},
 	} {

@@ -41,6 +41,13 @@ type AddressUpdated struct {
 	// DueBy is what operations promise for a live address (its creation
 	// plus the organization's SLA target then); absent in the sandbox.
 	DueBy *string `json:"dueBy,omitempty"`
+	// PreviousStatus, AgentID and NextVisitAt let the webhook context
+	// tell the stages of a visit apart (an assignment from a visit that
+	// found no access, both ASSIGNED) and say who and when, without
+	// reading this context's database.
+	PreviousStatus *string `json:"previousStatus"`
+	AgentID        *string `json:"agentId"`
+	NextVisitAt    *string `json:"nextVisitAt"`
 }
 
 // Publisher makes the event of each domain change.
@@ -58,5 +65,36 @@ func (p Publisher) Of(ch verification.Change) (event.Event, error) {
 	j := ch.Job
 	return event.New(ch.Type, c.OrgID, c.Env, AddressUpdated{CustomerID: c.CustomerID, AddressID: j.AddressID,
 		Status: j.Status, Sequence: j.Sequence, OccurredAt: j.UpdatedAt, VerificationData: p.View.Data(*j),
-		OverallStatus: c.Status, VerificationDate: view.Timestamp(c.VerificationDate), DueBy: view.Timestamp(j.DueBy)})
+		OverallStatus: c.Status, VerificationDate: view.Timestamp(c.VerificationDate),
+		PreviousStatus: previousStatus(*j), AgentID: agentID(*j), NextVisitAt: view.Timestamp(nextVisit(*j)),
+		DueBy: view.Timestamp(j.DueBy)})
+}
+
+// previousStatus is the status before the job's last transition, or nil
+// for its first.
+func previousStatus(j verification.Job) *string {
+	if len(j.Timeline) < 2 {
+		return nil
+	}
+	return &j.Timeline[len(j.Timeline)-2].Status
+}
+
+func agentID(j verification.Job) *string {
+	if j.AgentID == "" {
+		return nil
+	}
+	return &j.AgentID
+}
+
+// nextVisit is the re-visit date a visit without access just set: the
+// job went back from IN_PROGRESS to ASSIGNED with a NO_ACCESS attempt.
+// DueAt means other things at other times (the sandbox's next step), so
+// it is only read here.
+func nextVisit(j verification.Job) *time.Time {
+	prev := previousStatus(j)
+	if j.Status != verification.Assigned || prev == nil || *prev != verification.InProgress || len(j.Attempts) == 0 ||
+		j.Attempts[len(j.Attempts)-1].Reason != verification.ReasonNoAccess {
+		return nil
+	}
+	return j.DueAt
 }

@@ -1,6 +1,8 @@
 package events
 
 import (
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/kycfield/kyc/pkg/event"
@@ -41,5 +43,47 @@ func samples() []event.Sample {
 	if err != nil {
 		panic(err) // a fixed value that cannot be marshalled is a programming error
 	}
-	return []event.Sample{{Topic: event.TopicWebhook, Event: ev}}
+	return append([]event.Sample{{Topic: event.TopicWebhook, Event: ev}}, stageSamples(at)...)
+}
+
+// StageSchema names the schema of the stage events' data
+// (api/events/webhook-stage-events.json): not a topic, the webhooks'.
+const StageSchema = "webhook-stage-events"
+
+// stageSamples are the stage events of an address's visit and its report
+// as this context renders them, wrapped as events so that the contract
+// test holds their data to StageSchema.
+func stageSamples(at time.Time) []event.Sample {
+	org, cus, adr := "org_019a2b3c4d5e6f708192a3b4c5d6e7f8", "cus_019a2b3c4d5e6f708192a3b4c5d6e7f8", "adr_019a2b3c4d5e6f708192a3b4c5d6e7f8"
+	agent, revisit := "agt_019a2b3c4d5e6f708192a3b4c5d6e7f8", at.Add(24*time.Hour)
+	str := func(s string) *string { return &s }
+	steps := []addressUpdated{
+		{Status: statusAssigned, PreviousStatus: str(statusPending)},
+		{Status: statusInProgress, PreviousStatus: str(statusAssigned)},
+		{Status: statusAssigned, PreviousStatus: str(statusInProgress), NextVisitAt: &revisit,
+			VerificationData: []byte(`{"attempts":[{"at":"2026-11-23T10:00:00.000Z","reason":"NO_ACCESS","by":"` + agent + `"}]}`)},
+		{Status: statusVerified, PreviousStatus: str(statusInProgress), VerificationData: []byte(`{"flags":["SHORT_VISIT"]}`)},
+		{Status: statusRejected, PreviousStatus: str(statusInProgress), VerificationData: []byte(`{"reason":"ADDRESS_NOT_FOUND"}`)},
+	}
+	var out []event.Sample
+	add := func(typ string, data any, n int) {
+		raw, err := json.Marshal(data)
+		if err != nil {
+			panic(err) // a fixed value that cannot be marshalled is a programming error
+		}
+		src := fmt.Sprintf("0d4c9f3e-1111-4a8e-9d6f-2b7c8e9f0a%02d", n)
+		out = append(out, event.Sample{Topic: StageSchema, Event: event.Event{ID: StageID(src, typ), Type: typ, Time: at,
+			OrgID: org, Environment: "live", Data: raw}})
+	}
+	for i, d := range steps {
+		d.CustomerID, d.AddressID, d.Sequence, d.OccurredAt, d.AgentID = cus, adr, int64(i+2), at, &agent
+		typ, data, ok := stageOf(d)
+		if !ok {
+			panic("no stage event for " + d.Status)
+		}
+		add(typ, data, i)
+	}
+	add(webhook.TypeReportReady, ReportReadyData{CustomerID: cus, ReportID: "rep_019a2b3c4d5e6f708192a3b4c5d6e7f8", Version: 1,
+		Status: statusVerified, ReportURL: *ReportURL("https://api.example.com", cus), GeneratedAt: stamp(at)}, len(steps))
+	return out
 }

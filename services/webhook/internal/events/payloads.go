@@ -15,6 +15,8 @@ const (
 	TypeAddressUpdated = "verification.address.updated"
 	TypeCompleted      = "verification.completed"
 	TypeRejected       = "verification.rejected"
+	// TypeReportGenerated (reporting-events) becomes report.ready.
+	TypeReportGenerated = "report.generated"
 )
 
 // addressUpdated is the part of verification.address.updated read here.
@@ -27,6 +29,21 @@ type addressUpdated struct {
 	Sequence         int64           `json:"sequence"`
 	OccurredAt       time.Time       `json:"occurredAt"`
 	VerificationData json.RawMessage `json:"verificationData"`
+	// Read for the stage events; absent from events published before the
+	// producer added them.
+	PreviousStatus *string    `json:"previousStatus,omitempty"`
+	AgentID        *string    `json:"agentId,omitempty"`
+	NextVisitAt    *time.Time `json:"nextVisitAt,omitempty"`
+}
+
+// reportGenerated is the part of reporting-events' report.generated read
+// here.
+type reportGenerated struct {
+	CustomerID  string    `json:"customerId"`
+	ReportID    string    `json:"reportId"`
+	Version     int       `json:"version"`
+	Status      string    `json:"status"`
+	GeneratedAt time.Time `json:"generatedAt"`
 }
 
 // customerStatus is the part of verification.completed/rejected read

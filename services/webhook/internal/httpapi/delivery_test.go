@@ -51,7 +51,9 @@ func TestVerificationEventsAreDeliveredSigned(t *testing.T) {
 	f := setup(t, options{})
 	who := newTenant()
 	rc := newReceiver(t, nil)
-	e := f.endpoint(who, rc.URL+"/kyc", nil)
+	// The two kinds this test is about (address.verified, the stage
+	// event the update also makes, has its own tests).
+	e := f.endpoint(who, rc.URL+"/kyc", map[string]any{"events": []string{"verification.address.updated", "verification.completed"}})
 	only := newReceiver(t, nil)
 	f.endpoint(who, only.URL, map[string]any{"events": []string{"verification.completed"}})
 	cus, adr := ids.New("cus"), ids.New("adr")
@@ -397,7 +399,7 @@ func TestDeliveryLogPagesAndFilters(t *testing.T) {
 	f := setup(t, options{})
 	who := newTenant()
 	rc := newReceiver(t, nil)
-	e := f.endpoint(who, rc.URL, nil)
+	e := f.endpoint(who, rc.URL, map[string]any{"events": []string{"verification.address.updated", "verification.completed"}})
 	cus := ids.New("cus")
 	for i := range 5 {
 		f.publish(who, "verification.address.updated", addressUpdated(cus, ids.New("adr"), i+1))

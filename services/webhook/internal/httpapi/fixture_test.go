@@ -51,6 +51,7 @@ type fixture struct {
 	mux      *http.ServeMux
 	store    *postgres.Store
 	consumer *inbox.Consumer
+	reports  *inbox.Consumer // reporting-events
 	cfg      dispatch.Config
 	client   *http.Client
 	stop     func() // stops the running dispatcher
@@ -101,8 +102,10 @@ func setup(t *testing.T, o options) *fixture {
 	if o.timeout == 0 {
 		o.timeout = 5 * time.Second
 	}
+	subs := events.Subscriptions(store.Within, "https://api.example.com")
 	f := &fixture{t: t, pool: pool, mux: mux, store: store,
-		consumer: inbox.New("webhook.verification", nil, pool, logging.Discard(), inbox.HandlerOf(events.Subscriptions(store.Within, "https://api.example.com"), "webhook.verification")),
+		consumer: inbox.New("webhook.verification", nil, pool, logging.Discard(), inbox.HandlerOf(subs, "webhook.verification")),
+		reports:  inbox.New("webhook.reporting", nil, pool, logging.Discard(), inbox.HandlerOf(subs, "webhook.reporting")),
 		cfg:      dispatch.Config{Workers: 16, PerEndpoint: 2, Schedule: o.schedule, DisableAfter: o.disableAfter, Poll: 50 * time.Millisecond},
 		client:   dispatch.NewClient(policy, o.timeout)}
 	f.start()
@@ -187,7 +190,11 @@ func (f *fixture) publish(who tenant, typ string, data any) event.Event {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	if err := f.consumer.Apply(context.Background(), e); err != nil {
+	c := f.consumer
+	if typ == "report.generated" {
+		c = f.reports
+	}
+	if err := c.Apply(context.Background(), e); err != nil {
 		f.t.Fatal(err)
 	}
 	return e

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -89,12 +90,20 @@ func enqueue(ctx context.Context, tx pgx.Tx, m webhook.Message, endpointIDs []st
 	b.Queue(`INSERT INTO messages (id, org_id, env, event_type, body, created_at, traceparent, customer_id)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
 		m.ID, m.OrgID, m.Env, m.Type, m.Body, m.CreatedAt, telemetry.Traceparent(ctx), customerID)
+	staged := m.CustomerID != "" && slices.Contains(webhook.Staged, m.Type)
 	for _, eid := range endpointIDs {
 		d := webhook.Delivery{ID: ids.New("dlv"), EndpointID: eid, OrgID: m.OrgID, Env: m.Env, MessageID: m.ID, EventType: m.Type,
 			Status: webhook.StatusPending, NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now}
-		b.Queue(`INSERT INTO deliveries (id, endpoint_id, org_id, env, message_id, event_type, status, next_attempt_at, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8) ON CONFLICT (endpoint_id, message_id) DO NOTHING`,
-			d.ID, eid, m.OrgID, m.Env, m.ID, m.Type, d.Status, now)
+		if staged {
+			b.Queue(`INSERT INTO deliveries (id, endpoint_id, org_id, env, message_id, event_type, status, next_attempt_at, created_at, updated_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN EXISTS (`+unfinishedStage+`) THEN NULL ELSE $8::timestamptz END, $8, $8)
+				ON CONFLICT (endpoint_id, message_id) DO NOTHING`,
+				d.ID, eid, m.OrgID, m.Env, m.ID, m.Type, d.Status, now, m.CustomerID, webhook.Staged)
+		} else {
+			b.Queue(`INSERT INTO deliveries (id, endpoint_id, org_id, env, message_id, event_type, status, next_attempt_at, created_at, updated_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8) ON CONFLICT (endpoint_id, message_id) DO NOTHING`,
+				d.ID, eid, m.OrgID, m.Env, m.ID, m.Type, d.Status, now)
+		}
 		out = append(out, d)
 	}
 	if len(endpointIDs) > 0 { // a message no endpoint wants is only stored
@@ -102,6 +111,17 @@ func enqueue(ctx context.Context, tx pgx.Tx, m webhook.Message, endpointIDs []st
 	}
 	return out, tx.SendBatch(ctx, b).Close()
 }
+
+// unfinishedStage finds another stage event of customer $9 whose
+// delivery to endpoint $2 has not ended. A stage delivery enqueued while
+// one exists is parked (no next_attempt_at): it waits off the due index,
+// and Complete makes it due when the one before it ends. The consumer
+// holds the customer's stage lock (Tx.StageTime), and Complete takes it
+// too, so a delivery ending while a later one is enqueued either is seen
+// as ended here or sees the parked one.
+const unfinishedStage = `SELECT 1 FROM messages pm
+	JOIN deliveries p ON p.endpoint_id = $2 AND p.message_id = pm.id AND p.status IN ('pending', 'retrying')
+	WHERE pm.org_id = $3 AND pm.env = $4 AND pm.customer_id = $9 AND pm.event_type = ANY($10) AND pm.id <> $5`
 
 // Enqueue implements webhook.Repository.
 func (s *Store) Enqueue(ctx context.Context, m webhook.Message, endpointIDs []string) ([]webhook.Delivery, error) {
@@ -199,4 +219,37 @@ func (s *Store) Recover(ctx context.Context, who webhook.Caller, endpointID stri
 		return err
 	})
 	return n, err
+}
+
+// StageTime is when a stage event of the customer that happened at at is
+// recorded: at to the millisecond (the body's precision), or a
+// millisecond after the customer's latest message if at is not later.
+// Every message of one customer so gets its own createdAt, increasing in
+// the order they were stored, which is what the events API sorts by and
+// the dispatcher keeps per customer. A transaction-scoped lock on the
+// customer serialises the two consumers that store its stage events
+// (verification and reporting), so two cannot take the same time.
+func (t Tx) StageTime(ctx context.Context, orgID, env, customerID string, at time.Time) (time.Time, error) {
+	if _, err := t.tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('webhook-stage/' || $1, 0))`, customerID); err != nil {
+		return at, err
+	}
+	var last *time.Time
+	if err := t.tx.QueryRow(ctx, `SELECT max(created_at) FROM messages WHERE org_id = $1 AND env = $2 AND customer_id = $3`,
+		orgID, env, customerID).Scan(&last); err != nil {
+		return at, err
+	}
+	at = at.UTC().Truncate(time.Millisecond)
+	if last != nil && !at.After(*last) {
+		at = last.UTC().Truncate(time.Millisecond).Add(time.Millisecond)
+	}
+	return at, nil
+}
+
+// HasOutcome reports whether the customer's verification.completed or
+// verification.rejected is stored.
+func (t Tx) HasOutcome(ctx context.Context, orgID, env, customerID string) (bool, error) {
+	var ok bool
+	err := t.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE org_id = $1 AND env = $2 AND customer_id = $3
+		AND event_type IN ('verification.completed', 'verification.rejected'))`, orgID, env, customerID).Scan(&ok)
+	return ok, err
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,6 +14,20 @@ import (
 
 // claimLockKey is the advisory lock serialising claims ("kyc_whc").
 const claimLockKey = 0x6b79635f776863
+
+// earlierStage finds, for the candidate delivery d, a stage event of the
+// same customer stored before d's message whose delivery to the same
+// endpoint has not ended (pending, retrying, or in flight). While one
+// exists d waits: each endpoint gets a customer's stage events one at a
+// time, in order; a delivery that is exhausted (or succeeded) lets the
+// next one go. It reads a customer's few messages through
+// events_by_customer and each one's delivery through the (endpoint_id,
+// message_id) key; other types skip it.
+const earlierStage = `SELECT 1 FROM messages m
+	JOIN messages pm ON pm.org_id = m.org_id AND pm.env = m.env AND pm.customer_id = m.customer_id
+		AND (pm.created_at, pm.id) < (m.created_at, m.id) AND pm.event_type = ANY($4)
+	JOIN deliveries p ON p.endpoint_id = d.endpoint_id AND p.message_id = pm.id AND p.status IN ('pending', 'retrying')
+	WHERE m.id = d.message_id AND m.customer_id IS NOT NULL`
 
 // Job is a claimed delivery with what sending it needs.
 type Job struct {
@@ -33,7 +48,8 @@ type Job struct {
 // both fill the same endpoint's room. A claim takes about a millisecond,
 // so the lock costs little. Endpoints are taken in the order of their
 // oldest due delivery, so a slow endpoint's backlog never hides another
-// endpoint's due deliveries.
+// endpoint's due deliveries. A customer's stage events wait for the
+// earlier ones to the same endpoint (earlierStage).
 func (s *Store) Claim(ctx context.Context, n, perEndpoint int, lease time.Duration) ([]Job, error) {
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
@@ -49,6 +65,7 @@ func (s *Store) Claim(ctx context.Context, n, perEndpoint int, lease time.Durati
 			SELECT x.id FROM room, LATERAL (
 				SELECT d.id, d.next_attempt_at FROM deliveries d
 				WHERE d.endpoint_id = room.id AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
+				  AND (d.event_type <> ALL($4) OR NOT EXISTS (`+earlierStage+`))
 				ORDER BY d.next_attempt_at LIMIT greatest(room.room, 0)
 				FOR UPDATE SKIP LOCKED) x
 			ORDER BY x.next_attempt_at LIMIT $1
@@ -60,7 +77,7 @@ func (s *Store) Claim(ctx context.Context, n, perEndpoint int, lease time.Durati
 		SELECT c.id, c.endpoint_id, c.org_id, c.env, c.message_id, c.event_type, c.status, c.attempts, c.scheduled, c.manual, c.created_at,
 			m.body, m.traceparent, `+prefixed("e.")+`
 		FROM claimed c JOIN messages m ON m.id = c.message_id JOIN endpoints e ON e.id = c.endpoint_id`,
-		n, perEndpoint, lease.Seconds())
+		n, perEndpoint, lease.Seconds(), webhook.Staged)
 	b.Queue(`COMMIT`)
 	br := s.Pool().SendBatch(ctx, b)
 	defer br.Close()
@@ -122,6 +139,16 @@ func (s *Store) Complete(ctx context.Context, j Job, a webhook.Attempt, sched we
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
 	b.Queue(`SET LOCAL synchronous_commit TO OFF`)
+	// A stage delivery that ends lets its customer's next one go (see
+	// unfinishedStage), under the customer's stage lock.
+	staged := slices.Contains(webhook.Staged, j.Delivery.EventType)
+	ended := o.Status == webhook.StatusSucceeded || o.Status == webhook.StatusExhausted
+	execs := 4
+	if staged {
+		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended('webhook-stage/' || customer_id, 0)) FROM messages
+			WHERE id = $1 AND customer_id IS NOT NULL`, j.Delivery.MessageID)
+		execs++
+	}
 	b.Queue(`INSERT INTO attempts (delivery_id, number, trigger, at, status_code, latency_ms, response, error, succeeded)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
 		j.Delivery.ID, a.Number, a.Trigger, a.At, a.StatusCode, a.LatencyMS, a.Response, a.Error, a.Succeeded)
@@ -130,6 +157,15 @@ func (s *Store) Complete(ctx context.Context, j Job, a webhook.Attempt, sched we
 	b.Queue(`UPDATE deliveries SET status = $2, attempts = $3, scheduled = $4,
 		next_attempt_at = CASE WHEN manual AND NOT $7 THEN now() ELSE $5 END, manual = manual AND NOT $7,
 		lease_until = NULL, updated_at = $6 WHERE id = $1`, j.Delivery.ID, o.Status, a.Number, o.Scheduled, o.Next, now, j.Manual)
+	if staged && ended {
+		b.Queue(`UPDATE deliveries SET next_attempt_at = now(), updated_at = now() WHERE next_attempt_at IS NULL AND id = (
+			SELECT p.id FROM messages m
+			JOIN messages nm ON nm.org_id = m.org_id AND nm.env = m.env AND nm.customer_id = m.customer_id
+				AND (nm.created_at, nm.id) > (m.created_at, m.id) AND nm.event_type = ANY($3)
+			JOIN deliveries p ON p.endpoint_id = $2 AND p.message_id = nm.id AND p.status IN ('pending', 'retrying')
+			WHERE m.id = $1 ORDER BY nm.created_at, nm.id LIMIT 1)`, j.Delivery.MessageID, j.Endpoint.ID, webhook.Staged)
+		execs++
+	}
 	if a.Succeeded {
 		b.Queue(`UPDATE endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL RETURNING now()`, j.Endpoint.ID)
 	} else {
@@ -140,7 +176,7 @@ func (s *Store) Complete(ctx context.Context, j Job, a webhook.Attempt, sched we
 	var since time.Time
 	err := func() error {
 		defer br.Close()
-		for range 4 {
+		for range execs {
 			if _, err := br.Exec(); err != nil {
 				return err
 			}

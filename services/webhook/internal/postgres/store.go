@@ -5,6 +5,7 @@ package postgres
 
 import (
 	"context"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -186,8 +187,11 @@ func reschedule(ctx context.Context, tx pgx.Tx, endpointID string, enabled bool)
 		_, err := tx.Exec(ctx, `UPDATE deliveries SET next_attempt_at = NULL WHERE endpoint_id = $1 AND next_attempt_at IS NOT NULL`, endpointID)
 		return err
 	}
-	_, err := tx.Exec(ctx, `UPDATE deliveries SET next_attempt_at = now(), updated_at = now()
-		WHERE endpoint_id = $1 AND status IN ('pending', 'retrying')`, endpointID)
+	// Only the first unfinished stage event of each customer is made due:
+	// the others stay parked behind it (unfinishedStage).
+	_, err := tx.Exec(ctx, `UPDATE deliveries d SET next_attempt_at = now(), updated_at = now()
+		WHERE endpoint_id = $1 AND status IN ('pending', 'retrying')
+		AND (d.event_type <> ALL($2) OR NOT EXISTS (`+strings.ReplaceAll(earlierStage, "$4", "$2")+`))`, endpointID, webhook.Staged)
 	if err == nil {
 		_, err = tx.Exec(ctx, `SELECT pg_notify($1, '')`, NotifyChannel)
 	}

@@ -22,8 +22,27 @@ const (
 	AllEvents = "*"
 )
 
+// Stage events: one per step of an address's field visit, and the
+// customer's report once it is rendered. The webhook context derives them
+// from the verification and reporting events it consumes. A customer's
+// stage events are listed, and sent to each endpoint, in the order they
+// happened (Staged).
+const (
+	TypeAddressAssigned  = "address.assigned"   // an agent has the address
+	TypeAddressCheckedIn = "address.checked_in" // the agent is on site
+	TypeAddressAttempted = "address.attempted"  // a visit ended without access; a re-visit follows
+	TypeAddressVerified  = "address.verified"
+	TypeAddressRejected  = "address.rejected"
+	TypeReportReady      = "report.ready" // a report version of the customer can be downloaded
+)
+
+// Staged are the stage event types, whose deliveries keep each
+// customer's order.
+var Staged = []string{TypeAddressAssigned, TypeAddressCheckedIn, TypeAddressAttempted, TypeAddressVerified,
+	TypeAddressRejected, TypeReportReady}
+
 // Subscribable are the types an endpoint may name in events.
-var Subscribable = []string{TypeAddressUpdated, TypeCompleted, TypeRejected}
+var Subscribable = append([]string{TypeAddressUpdated, TypeCompleted, TypeRejected}, Staged...)
 
 // Limits and fixed durations.
 const (
