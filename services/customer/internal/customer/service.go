@@ -76,13 +76,21 @@ type Tx interface {
 	// reports false for a customer it does not hold (other tenant, gone).
 	SetReportURL(ctx context.Context, orgID, env, id, url string) (bool, error)
 	Emit(ctx context.Context, ch Change) error
+	ImportTx
 }
 
 // Service holds the customer use cases.
 type Service struct {
-	store Store
-	now   func() time.Time
+	store   Store
+	imports ImportStore
+	now     func() time.Time
 }
 
 // NewService returns a Service.
 func NewService(s Store, now func() time.Time) *Service { return &Service{store: s, now: now} }
+
+// WithImports gives the service the bulk import's store.
+func (s *Service) WithImports(st ImportStore) *Service {
+	s.imports = st
+	return s
+}
