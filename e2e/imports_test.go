@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"mime/multipart"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -254,3 +255,42 @@ func TestBulkImportLargerThanTheQuotaLeftIsRefused(t *testing.T) {
 		t.Fatalf("other org: %d", r.Status)
 	}
 }
+
+// TestBulkImportBenchmark is BENCHMARKS.md §16: a file of 5,000 live
+// customers end to end through the gateway, the check (upload) and the
+// creation rate. It runs only when KYC_BENCH_IMPORT is set.
+func TestBulkImportBenchmark(t *testing.T) {
+	if os.Getenv("KYC_BENCH_IMPORT") == "" {
+		t.Skip("set KYC_BENCH_IMPORT=1 to run the bulk import benchmark")
+	}
+	org := P.NewOrg(t, "growth")
+	_, key := P.NewKey(t, org, "live")
+	file := importCSV(strings.ToLower(org), customerMaxImportRows, nil)
+	began := time.Now()
+	up := uploadImport(t, key, file, nil)
+	checked := time.Since(began)
+	var im importView
+	up.Decode(t, &im)
+	if up.Status != http.StatusCreated || im.ValidRows != customerMaxImportRows {
+		t.Fatalf("upload: %d %s", up.Status, up.Body)
+	}
+	began = time.Now()
+	if r := P.API(t, "POST", "/api/v1/imports/"+im.ID+"/start", key, map[string]any{"rows": im.ValidRows}); r.Status != http.StatusAccepted {
+		t.Fatalf("start: %d %s", r.Status, r.Body)
+	}
+	final := eventually.Value(t, 10*time.Minute, "the import completed", func() (importView, bool) {
+		var v importView
+		P.API(t, "GET", "/api/v1/imports/"+im.ID, key, nil).Decode(t, &v)
+		return v, v.Status == "COMPLETED"
+	})
+	created := time.Since(began)
+	if final.CreatedRows != customerMaxImportRows {
+		t.Fatalf("completed: %+v", final)
+	}
+	t.Logf("bulk import of %d rows (%d KiB): check (upload to answer) %s; creation %s, %.0f rows/s",
+		customerMaxImportRows, len(file)>>10, checked.Round(time.Millisecond), created.Round(time.Millisecond),
+		float64(customerMaxImportRows)/created.Seconds())
+}
+
+// customerMaxImportRows is the customer service's MaxImportRows.
+const customerMaxImportRows = 5000
