@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"math/rand/v2"
 	"mime/multipart"
 	"net/http"
 	"os"
@@ -40,8 +41,11 @@ type importProblem struct {
 }
 
 // importCSV is n customer rows under the template's personal and first
-// address columns; bad replaces whole rows by their index.
+// address columns; bad replaces whole rows by their index. Phones are
+// consecutive from a random start (+2349..., apart from phone()'s
+// +23480...), so that no two rows of a file share one by chance.
 func importCSV(tag string, n int, bad map[int]string) []byte {
+	base := rand.IntN(900_000_000)
 	var b strings.Builder
 	b.WriteString("firstName,lastName,phone,email,loanId,address1_streetName,address1_city,address1_state\n")
 	for i := 0; i < n; i++ {
@@ -49,7 +53,7 @@ func importCSV(tag string, n int, bad map[int]string) []byte {
 			b.WriteString(row + "\n")
 			continue
 		}
-		fmt.Fprintf(&b, "Ngozi,Okafor,%s,,%s-%d,Allen Avenue,Ikeja,Lagos\n", phone(), tag, i)
+		fmt.Fprintf(&b, "Ngozi,Okafor,+2349%09d,,%s-%d,Allen Avenue,Ikeja,Lagos\n", base+i, tag, i)
 	}
 	return []byte(b.String())
 }

@@ -87,12 +87,13 @@ type ImportStore interface {
 	ExistingIdentities(ctx context.Context, orgID, env string, keys map[string][]string) (map[string]map[string]string, error)
 }
 
-// ImportTx is what creating one row does in its transaction.
+// ImportTx is what creating import rows does in a transaction.
 type ImportTx interface {
-	// ClaimImportRow locks the next pending row of a running job (with
-	// importID, that job's row), skipping rows other workers hold; ok is
-	// false when there is none.
-	ClaimImportRow(ctx context.Context, importID string, row int) (ImportRowState, bool, error)
+	// ClaimImportRows locks up to n pending rows of running jobs, skipping
+	// rows other workers hold.
+	ClaimImportRows(ctx context.Context, n int) ([]ImportRowState, error)
+	// Savepoint runs fn so that its error undoes only what fn did.
+	Savepoint(ctx context.Context, fn func() error) error
 	// FinishImportRow records a claimed row's outcome and counts it; the
 	// last one completes its job.
 	FinishImportRow(ctx context.Context, row ImportRowState, at time.Time) error
@@ -273,53 +274,47 @@ func (s *Service) ImportRows(ctx context.Context, who Caller, id string) ([]Impo
 	return s.imports.ImportRows(ctx, who.OrgID, who.Env, id)
 }
 
-// CreateNextImportRow creates the next pending row of a running job, in
-// the transaction that marks it done: a crash before the commit leaves
-// it pending (created again, once), after leaves it done. A row the
+// importBatch is how many rows one transaction creates: one commit (one
+// disk flush) for all of them.
+const importBatch = 25
+
+// CreateImportRows creates the next pending rows of running jobs, each
+// in the transaction that marks it done: a crash before the commit leaves
+// them pending (created again, once), after leaves them done. A row the
 // rules refuse now (a duplicate created since the check) is recorded as
-// failed. It reports false when there was nothing to do.
-func (s *Service) CreateNextImportRow(ctx context.Context) (bool, error) {
-	var refused error
-	var claimed ImportRowState
+// failed, its own changes undone (a savepoint), the others kept. It
+// returns how many rows it finished.
+func (s *Service) CreateImportRows(ctx context.Context) (int, error) {
+	var n int
 	err := s.store.Atomic(ctx, func(tx Tx) error {
-		row, ok, err := tx.ClaimImportRow(ctx, "", 0)
-		if err != nil || !ok {
-			return err
-		}
-		claimed = row
-		who := Caller{OrgID: row.OrgID, Env: row.Env, RecordLimit: row.RecordLimit}
-		in, _ := ImportRow{Row: row.Row, Cells: row.Cells}.Input()
-		c, err := s.Check(who, in)
-		if err == nil {
-			err = insertNew(ctx, tx, who, c)
-		}
-		if refusal(err) {
-			refused = err
-			return err // rolled back; recorded as failed below
-		}
+		n = 0
+		rows, err := tx.ClaimImportRows(ctx, importBatch)
 		if err != nil {
 			return err
 		}
-		row.State, row.CustomerID = RowCreated, c.ID
-		return tx.FinishImportRow(ctx, row, s.now().UTC())
-	})
-	if refused != nil {
-		return true, s.failImportRow(ctx, claimed, refused)
-	}
-	return claimed.ImportID != "", err
-}
-
-// failImportRow records a row the rules refused at creation, unless
-// another worker has finished it meanwhile.
-func (s *Service) failImportRow(ctx context.Context, row ImportRowState, cause error) error {
-	return s.store.Atomic(ctx, func(tx Tx) error {
-		again, ok, err := tx.ClaimImportRow(ctx, row.ImportID, row.Row)
-		if err != nil || !ok {
-			return err // someone else has it (or it is done): theirs to record
+		for _, row := range rows {
+			who := Caller{OrgID: row.OrgID, Env: row.Env, RecordLimit: row.RecordLimit}
+			in, _ := ImportRow{Row: row.Row, Cells: row.Cells}.Input()
+			c, err := s.Check(who, in)
+			if err == nil {
+				err = tx.Savepoint(ctx, func() error { return insertNew(ctx, tx, who, c) })
+			}
+			switch {
+			case err == nil:
+				row.State, row.CustomerID = RowCreated, c.ID
+			case refusal(err):
+				row.State, row.Error = RowFailed, errorText(err)
+			default:
+				return err // the whole batch again, later
+			}
+			if err := tx.FinishImportRow(ctx, row, s.now().UTC()); err != nil {
+				return err
+			}
 		}
-		again.State, again.Error = RowFailed, errorText(cause)
-		return tx.FinishImportRow(ctx, again, s.now().UTC())
+		n = len(rows)
+		return nil
 	})
+	return n, err
 }
 
 // errorText is a refusal as one line of the results file.

@@ -27,9 +27,9 @@ type Worker struct {
 	Log     *slog.Logger
 }
 
-// batch is how many rows one round creates before the loop checks again
-// for a stop (each row is its own transaction).
-const batch = 50
+// batch is how many transactions (of up to 25 rows) one round runs
+// before the loop looks again for a stop.
+const batch = 4
 
 // Run works until ctx ends.
 func (w *Worker) Run(ctx context.Context) error {
@@ -42,13 +42,13 @@ func (w *Worker) Run(ctx context.Context) error {
 				// A row taken is finished within the drain rather than cut
 				// off half way (it would roll back and be created later).
 				hand, done := server.Hand(ctx)
-				did, err := w.Service.CreateNextImportRow(hand)
+				n, err := w.Service.CreateImportRows(hand)
 				done()
 				if err != nil {
-					w.Log.WarnContext(ctx, "import row not created; will retry", "err", err)
+					w.Log.WarnContext(ctx, "import rows not created; will retry", "err", err)
 					return false, nil
 				}
-				if !did {
+				if n == 0 {
 					return false, nil
 				}
 			}

@@ -167,26 +167,79 @@ func (s *Store) ExistingIdentities(ctx context.Context, orgID, env string, keys 
 	return out, err
 }
 
-func (t *txn) ClaimImportRow(ctx context.Context, importID string, row int) (customer.ImportRowState, bool, error) {
-	const cols = `SELECT r.import_id, r.row, r.state, r.cells_enc, i.org_id, i.env, i.record_limit
-		FROM imports i JOIN import_rows r ON r.import_id = i.id WHERE i.status = 'RUNNING' AND r.state = 'PENDING'`
-	var q pgx.Row
-	if importID == "" {
-		q = t.tx.QueryRow(ctx, cols+` ORDER BY i.started_at, i.id, r.row LIMIT 1 FOR UPDATE OF r SKIP LOCKED`)
-	} else {
-		q = t.tx.QueryRow(ctx, cols+` AND r.import_id = $1 AND r.row = $2 FOR UPDATE OF r`, importID, row)
+func (t *txn) ClaimImportRows(ctx context.Context, n int) ([]customer.ImportRowState, error) {
+	// From after the last row this process claimed: the pending index
+	// keeps the entries of rows already done until a vacuum, and starting
+	// after them keeps each claim from walking them all again. From the
+	// start when nothing is left after it (a row left pending by a
+	// failure, another job).
+	after := t.s.claimHint()
+	for {
+		rows, err := t.tx.Query(ctx, `SELECT r.import_id, r.row, r.state, r.cells_enc, i.org_id, i.env, i.record_limit
+			FROM imports i JOIN import_rows r ON r.import_id = i.id
+			WHERE i.status = 'RUNNING' AND r.state = 'PENDING' AND (r.import_id, r.row) > ($1, $2)
+			ORDER BY r.import_id, r.row LIMIT $3 FOR UPDATE OF r SKIP LOCKED`, after.importID, after.row, n)
+		if err != nil {
+			return nil, err
+		}
+		claimed, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (customer.ImportRowState, error) {
+			var st customer.ImportRowState
+			var sealed []byte
+			if err := r.Scan(&st.ImportID, &st.Row, &st.State, &sealed, &st.OrgID, &st.Env, &st.RecordLimit); err != nil {
+				return st, err
+			}
+			cells, err := t.s.openCells(st.ImportID, st.Row, sealed)
+			st.Cells = cells
+			return st, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(claimed) > 0 {
+			last := claimed[len(claimed)-1]
+			t.s.setClaimHint(claimPos{last.ImportID, last.Row})
+			return claimed, nil
+		}
+		if after == (claimPos{}) {
+			return nil, nil
+		}
+		after = claimPos{}
 	}
-	var st customer.ImportRowState
-	var sealed []byte
-	err := q.Scan(&st.ImportID, &st.Row, &st.State, &sealed, &st.OrgID, &st.Env, &st.RecordLimit)
-	if pgdb.IsNoRows(err) {
-		return st, false, nil
-	}
+}
+
+// Savepoint runs fn in a savepoint (pgx nests a transaction as one).
+func (t *txn) Savepoint(ctx context.Context, fn func() error) error {
+	sp, err := t.tx.Begin(ctx)
 	if err != nil {
-		return st, false, err
+		return err
 	}
-	st.Cells, err = t.s.openCells(st.ImportID, st.Row, sealed)
-	return st, err == nil, err
+	outer := t.tx
+	t.tx = sp // fn's statements go through the savepoint
+	err = fn()
+	t.tx = outer
+	if err != nil {
+		_ = sp.Rollback(ctx)
+		return err
+	}
+	return sp.Commit(ctx)
+}
+
+// claimPos is where this process last claimed an import row.
+type claimPos struct {
+	importID string
+	row      int
+}
+
+func (s *Store) claimHint() claimPos {
+	s.hintMu.Lock()
+	defer s.hintMu.Unlock()
+	return s.hint
+}
+
+func (s *Store) setClaimHint(p claimPos) {
+	s.hintMu.Lock()
+	s.hint = p
+	s.hintMu.Unlock()
 }
 
 func (t *txn) FinishImportRow(ctx context.Context, row customer.ImportRowState, at time.Time) error {
