@@ -35,6 +35,14 @@ func TestDashboardAppOverviewCreateAttach(t *testing.T) {
 	d.seeIn("stat-total-value", "1")
 	d.seeIn("stat-verified-value", "1")
 	d.see("1 verified and 0 rejected of 1 decided.")
+	if label := d.value(`document.getElementById("daily-chart").getAttribute("aria-label")`); label != "Last 30 days: 1 verified and 0 rejected; at most 1 in a day" {
+		t.Fatalf("chart label %q", label)
+	}
+	d.do(tap(chromedp.CSS(`details summary`)))
+	today := time.Now().UTC().Format(time.DateOnly)
+	if row := d.value(`[...document.querySelectorAll("details tbody tr")].pop().innerText.replace(/\s+/g, " ")`); row != today+" 1 0" {
+		t.Fatalf("today's row %q", row)
+	}
 	d.shot("10-overview")
 
 	name := surname()

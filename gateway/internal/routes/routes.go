@@ -69,6 +69,7 @@ var Table = []Route{
 	{"GET", "/api/v1/customers/{id}/documents/{docId}/file", Document, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"GET", "/api/v1/customers/{id}/report", Reporting, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"GET", "/api/v1/verification/stats", Verification, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"GET", "/api/v1/verification/daily", Customer, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"GET", "/api/v1/verification/{customerId}/status", Customer, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"GET", "/api/v1/verification/{customerId}/photos/{photoId}", Verification, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"GET", "/api/v1/billing/usage", AuthBilling, AuthAPIKey, principal.ScopeRead, BodyNone},

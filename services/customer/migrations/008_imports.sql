@@ -1,7 +1,12 @@
+---- tern: disable-tx ----
+-- Outside a transaction, so that the index on customers is built
+-- CONCURRENTLY (without blocking writes); every statement can run again
+-- after a failure.
+
 -- The bulk import (issue 29): a job per uploaded file and a row per
 -- customer line. A row's creation and its state change commit together,
 -- so a job resumed after a crash or restart creates every row once.
-CREATE TABLE imports (
+CREATE TABLE IF NOT EXISTS imports (
     id           text PRIMARY KEY,
     org_id       text        NOT NULL,
     env          text        NOT NULL CHECK (env IN ('test', 'live')),
@@ -22,9 +27,9 @@ CREATE TABLE imports (
 );
 
 -- The workers' queue: running jobs, oldest first.
-CREATE INDEX imports_running ON imports (started_at, id) WHERE status = 'RUNNING';
+CREATE INDEX IF NOT EXISTS imports_running ON imports (started_at, id) WHERE status = 'RUNNING';
 
-CREATE TABLE import_rows (
+CREATE TABLE IF NOT EXISTS import_rows (
     import_id   text  NOT NULL REFERENCES imports (id),
     row         int   NOT NULL,
     state       text  NOT NULL,
@@ -36,4 +41,10 @@ CREATE TABLE import_rows (
     PRIMARY KEY (import_id, row)
 );
 
-CREATE INDEX import_rows_pending ON import_rows (import_id, row) WHERE state = 'PENDING';
+CREATE INDEX IF NOT EXISTS import_rows_pending ON import_rows (import_id, row) WHERE state = 'PENDING';
+
+-- The dashboard's 30-day chart of results (GET /api/v1/verification/daily):
+-- customers by the day they reached their final status, per tenant.
+DROP INDEX CONCURRENTLY IF EXISTS customers_decided;
+CREATE INDEX CONCURRENTLY customers_decided ON customers (org_id, env, verification_date)
+    WHERE deleted_at IS NULL AND status IN ('VERIFIED', 'REJECTED');

@@ -44,6 +44,9 @@ type Store interface {
 	// Get reads a live customer without a transaction.
 	Get(ctx context.Context, orgID, env, id string) (Customer, error)
 	List(ctx context.Context, q ListQuery) (Page, error)
+	// DailyResults counts the live customers that reached VERIFIED and
+	// REJECTED per UTC day ("2006-01-02") since from.
+	DailyResults(ctx context.Context, orgID, env string, from time.Time) (map[string][2]int64, error)
 }
 
 // Tx is what use cases do inside one transaction.

@@ -13,6 +13,7 @@ import (
 	"github.com/kycfield/kyc/pkg/envelope"
 	"github.com/kycfield/kyc/pkg/jsonbody"
 	"github.com/kycfield/kyc/pkg/optional"
+	"github.com/kycfield/kyc/pkg/wiretext"
 	"github.com/kycfield/kyc/services/customer/internal/customer"
 )
 
@@ -65,6 +66,28 @@ func stamp(t *time.Time) *string {
 // registerImports mounts the import routes.
 func registerImports(handle func(string, http.Handler), svc *customer.Service, log *slog.Logger) {
 	fail := func(w http.ResponseWriter, r *http.Request, err error) { envelope.Fail(r.Context(), w, log, err) }
+	handle("GET /api/v1/verification/daily", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := wiretext.Query(r.URL.RawQuery); err != nil {
+			fail(w, r, err)
+			return
+		}
+		var raw *string
+		if q := r.URL.Query(); q.Has("days") {
+			v := q.Get("days")
+			raw = &v
+		}
+		days, err := customer.ParseDays(raw)
+		if err != nil {
+			fail(w, r, err)
+			return
+		}
+		series, err := svc.DailyResults(r.Context(), caller(r.Context()), days)
+		if err != nil {
+			fail(w, r, err)
+			return
+		}
+		envelope.OK(r.Context(), w, http.StatusOK, "Daily results retrieved successfully", map[string]any{"days": series})
+	}))
 	handle("GET /api/v1/imports/template.csv", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeCSV(w, "customers-template.csv", customer.ImportTemplate())
 	}))

@@ -256,3 +256,28 @@ func (t *txn) FinishImportRow(ctx context.Context, row customer.ImportRowState, 
 		WHERE id = $1`, row.ImportID, created, at)
 	return t.tx.SendBatch(ctx, b).Close()
 }
+
+// DailyResults reads the customers decided since from on the
+// customers_decided index (migration 008).
+func (s *Store) DailyResults(ctx context.Context, orgID, env string, from time.Time) (map[string][2]int64, error) {
+	rows, err := s.Pool().Query(ctx, `SELECT to_char(verification_date AT TIME ZONE 'UTC', 'YYYY-MM-DD'), status, count(*)
+		FROM customers WHERE org_id = $1 AND env = $2 AND deleted_at IS NULL AND status IN ('VERIFIED', 'REJECTED')
+		AND verification_date >= $3 GROUP BY 1, 2`, orgID, env, from)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][2]int64{}
+	var day, status string
+	var n int64
+	_, err = pgx.ForEachRow(rows, []any{&day, &status, &n}, func() error {
+		c := out[day]
+		if status == customer.StatusVerified {
+			c[0] = n
+		} else {
+			c[1] = n
+		}
+		out[day] = c
+		return nil
+	})
+	return out, err
+}

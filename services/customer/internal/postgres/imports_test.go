@@ -138,3 +138,43 @@ func TestImportResumesAfterAStopAndCreatesEachRowOnce(t *testing.T) {
 		t.Fatalf("live: %v", err)
 	}
 }
+
+// TestDailyResultsCountsDecidedCustomersPerUTCDay: by the day of their
+// final status, zeros for quiet days, deleted and other tenants' not
+// counted.
+func TestDailyResultsCountsDecidedCustomersPerUTCDay(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ctx := context.Background()
+	who := customer.Caller{OrgID: "org_daily", Env: "test"}
+	now := time.Now().UTC()
+	decide := func(phone, status string, at time.Time, org string) string {
+		c, err := f.svc.Create(ctx, customer.Caller{OrgID: org, Env: "test"}, input(phone, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.pool.Exec(ctx, `UPDATE customers SET status = $2, verification_date = $3 WHERE id = $1`, c.ID, status, at); err != nil {
+			t.Fatal(err)
+		}
+		return c.ID
+	}
+	decide("+2348100000001", customer.StatusVerified, now, who.OrgID)
+	decide("+2348100000002", customer.StatusVerified, now, who.OrgID)
+	decide("+2348100000003", customer.StatusRejected, now.AddDate(0, 0, -2), who.OrgID)
+	decide("+2348100000004", customer.StatusVerified, now.AddDate(0, 0, -40), who.OrgID) // before the window
+	decide("+2348100000005", customer.StatusVerified, now, "org_other")
+	gone := decide("+2348100000006", customer.StatusVerified, now, who.OrgID)
+	if err := f.svc.Delete(ctx, who, gone); err != nil {
+		t.Fatal(err)
+	}
+	days, err := f.svc.DailyResults(ctx, who, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(days) != 30 || days[29].Date != now.Format(time.DateOnly) {
+		t.Fatalf("%d days, last %+v", len(days), days[len(days)-1])
+	}
+	if days[29].Verified != 2 || days[29].Rejected != 0 || days[27].Rejected != 1 || days[28] != (customer.Day{Date: days[28].Date}) {
+		t.Fatalf("series end %+v", days[26:])
+	}
+}
