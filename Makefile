@@ -50,10 +50,11 @@ test: ## start deps, lint, then run every module's tests (what CI runs)
 	@start=$$SECONDS; \
 	deploy/local/deps.sh; \
 	lint=ok; $(MAKE) --no-print-directory lint || lint=FAILED; \
+	sdk=ok; sdk/check.sh || sdk=FAILED; \
 	echo "go test -race (all modules)..."; \
 	tests=ok; $(EACH_MODULE) go test -race -count=1 -timeout 25m ./... || tests=FAILED; \
-	echo "make test: lint $$lint, tests $$tests, $$((SECONDS - start))s wall time"; \
-	[[ $$lint == ok && $$tests == ok ]]
+	echo "make test: lint $$lint, sdk $$sdk, tests $$tests, $$((SECONDS - start))s wall time"; \
+	[[ $$lint == ok && $$sdk == ok && $$tests == ok ]]
 
 lint: tools ## gofmt, go vet and staticcheck over every module
 	@# All three always run (one CI run reports everything); fail at the end.

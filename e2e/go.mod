@@ -9,6 +9,7 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/kycfield/kyc/gateway v0.0.0
 	github.com/kycfield/kyc/pkg v0.0.0
+	github.com/kycfield/kyc/sdk/go v0.0.0
 	github.com/kycfield/kyc/stack v0.0.0
 	github.com/minio/minio-go/v7 v7.4.1
 	github.com/pquerna/otp v1.5.0
@@ -25,6 +26,7 @@ require (
 	github.com/Masterminds/semver/v3 v3.5.0 // indirect
 	github.com/Masterminds/sprig/v3 v3.3.0 // indirect
 	github.com/agnivade/levenshtein v1.2.2 // indirect
+	github.com/apapsch/go-jsonmerge/v2 v2.0.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/boombuler/barcode v1.1.0 // indirect
 	github.com/caarlos0/env/v11 v11.4.2 // indirect
@@ -69,6 +71,7 @@ require (
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/nfnt/resize v0.0.0-20180221191011-83c6a9932646 // indirect
+	github.com/oapi-codegen/runtime v1.9.0 // indirect
 	github.com/philhofer/fwd v1.2.0 // indirect
 	github.com/pierrec/lz4/v4 v4.1.15 // indirect
 	github.com/prometheus/client_golang v1.25.0 // indirect
@@ -114,6 +117,7 @@ replace (
 	github.com/kycfield/kyc/api => ../api
 	github.com/kycfield/kyc/gateway => ../gateway
 	github.com/kycfield/kyc/pkg => ../pkg
+	github.com/kycfield/kyc/sdk/go => ../sdk/go
 	github.com/kycfield/kyc/services/auth-billing => ../services/auth-billing
 	github.com/kycfield/kyc/services/customer => ../services/customer
 	github.com/kycfield/kyc/services/document => ../services/document

@@ -5,6 +5,8 @@
 //	kycctl orgs create --name NAME [--plan developer|growth|enterprise]
 //	kycctl orgs get ORG_ID
 //	kycctl orgs plan ORG_ID PLAN
+//	kycctl orgs review-policy ORG_ID NONE|FLAGGED|ALL [--sla-hours N]
+//	kycctl staff create --email EMAIL --name NAME --role admin|dispatcher|reviewer
 //	kycctl keys create --org ORG_ID --env test|live --scopes kyc:read,kyc:write [--name NAME]
 //	kycctl keys list --org ORG_ID
 //	kycctl keys revoke KEY_ID
@@ -49,6 +51,8 @@ const usage = `usage:
   kycctl orgs create --name NAME [--plan developer|growth|enterprise]
   kycctl orgs get ORG_ID
   kycctl orgs plan ORG_ID PLAN
+  kycctl orgs review-policy ORG_ID NONE|FLAGGED|ALL [--sla-hours N]
+  kycctl staff create --email EMAIL --name NAME --role admin|dispatcher|reviewer
   kycctl keys create --org ORG_ID --env test|live --scopes kyc:read,kyc:write [--name NAME]
   kycctl keys list --org ORG_ID
   kycctl keys revoke KEY_ID
@@ -88,6 +92,9 @@ func run(args []string, out io.Writer) error {
 	states := fs.String("states", "", "comma-separated states")
 	lgas := fs.String("lgas", "", "comma-separated LGAs")
 	agent := fs.String("agent", "", "agent id")
+	email := fs.String("email", "", "staff member's email")
+	role := fs.String("role", "", "staff role")
+	slaHours := fs.Int("sla-hours", 0, "SLA target in hours (1-720)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return fmt.Errorf("%v\n%s", err, usage)
@@ -104,6 +111,16 @@ func run(args []string, out io.Writer) error {
 		data, err = c.do("GET", "/admin/v1/orgs/"+url.PathEscape(pos[2]), nil)
 	case cmd == "orgs plan" && len(pos) == 4:
 		data, err = c.do("PUT", "/admin/v1/orgs/"+url.PathEscape(pos[2])+"/plan", map[string]any{"plan": pos[3]})
+	case cmd == "orgs review-policy" && len(pos) == 4:
+		body := map[string]any{"reviewPolicy": pos[3]}
+		if *slaHours != 0 {
+			body["slaHours"] = *slaHours
+		}
+		data, err = c.do("PUT", "/admin/v1/orgs/"+url.PathEscape(pos[2])+"/review-policy", body)
+	case cmd == "staff create" && len(pos) == 2 && *email != "" && *name != "" && *role != "":
+		// The answer's enrolUrl is the new member's one-time link to the
+		// console: the first admin is bootstrapped this way.
+		data, err = c.do("POST", "/admin/v1/staff", map[string]any{"email": *email, "name": *name, "role": *role})
 	case cmd == "keys create" && *org != "":
 		data, err = c.do("POST", "/admin/v1/orgs/"+url.PathEscape(*org)+"/keys",
 			map[string]any{"environment": *env, "scopes": splitList(*scopes), "name": *name})

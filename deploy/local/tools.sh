@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tools.sh - the tools `make lint` and `make test` need: staticcheck (pinned,
 # so a new release cannot turn CI red on its own; cached in ~/.cache/kyc/bin,
-# copied to bin/), gcc for -race, poppler-utils for the report tests, and
-# chromium for the browser tests.
+# copied to bin/), gcc for -race, poppler-utils for the report tests,
+# chromium for the browser tests, and Node.js with npm for the TypeScript SDK.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -23,3 +23,7 @@ need gcc gcc libc6-dev "go test -race needs cgo"
 need pdftotext poppler-utils "the report tests"
 need pdftoppm poppler-utils "the report tests"
 need chromium chromium "the agent app's and dashboard's browser tests, with chromedp"
+# The TypeScript SDK (sdk/typescript): its generator and tests; its own
+# packages come from its package-lock.json, never a global install.
+need node nodejs "the TypeScript SDK's generation and tests (Node.js 20+)"
+need npm npm "the TypeScript SDK's pinned dependencies (npm ci)"

@@ -20,6 +20,7 @@ import (
 	"github.com/kycfield/kyc/gateway/internal/edge"
 	"github.com/kycfield/kyc/gateway/internal/idempotency"
 	"github.com/kycfield/kyc/gateway/internal/keys"
+	"github.com/kycfield/kyc/gateway/internal/opsapp"
 	"github.com/kycfield/kyc/gateway/internal/quota"
 	"github.com/kycfield/kyc/gateway/internal/redisguard"
 	"github.com/kycfield/kyc/gateway/internal/routes"
@@ -121,7 +122,12 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 	}
 	hl := health.New()
 	hl.SetLog(log)
-	handler := gw.Handler(func(mux *http.ServeMux) { hl.Register(mux); agentapp.Register(mux); dashboard.Register(mux) })
+	handler := gw.Handler(func(mux *http.ServeMux) {
+		hl.Register(mux)
+		agentapp.Register(mux)
+		dashboard.Register(mux)
+		opsapp.Register(mux)
+	})
 	admin := http.NewServeMux()
 	hl.Register(admin)
 	admin.Handle("GET /metrics", tel.MetricsHandler())

@@ -121,6 +121,21 @@ var Table = []Route{
 	{"GET", "/dashboard/v1/usage", AuthBilling, AuthDashboard, "", BodyNone},
 
 	{"GET", "/ops/v1/me", AuthBilling, AuthStaff, "", BodyNone},
+	// Staff enrolment, sign-in and the session itself: auth-billing reads
+	// and sets the kyc_staff cookie (as the dashboard's log-in does);
+	// every other /ops/v1 route is a staff route.
+	{"POST", "/ops/v1/enrolment/start", AuthBilling, AuthDashboard, "", BodyJSON},
+	{"POST", "/ops/v1/enrolment/finish", AuthBilling, AuthDashboard, "", BodyJSON},
+	{"POST", "/ops/v1/session", AuthBilling, AuthDashboard, "", BodyJSON},
+	{"GET", "/ops/v1/session", AuthBilling, AuthDashboard, "", BodyNone},
+	{"DELETE", "/ops/v1/session", AuthBilling, AuthDashboard, "", BodyNone},
+	{"GET", "/ops/v1/staff", AuthBilling, AuthStaff, "", BodyNone},
+	{"POST", "/ops/v1/staff", AuthBilling, AuthStaff, "", BodyJSON},
+	{"POST", "/ops/v1/staff/{id}/disable", AuthBilling, AuthStaff, "", BodyNone},
+	{"POST", "/ops/v1/staff/{id}/enable", AuthBilling, AuthStaff, "", BodyNone},
+	{"GET", "/ops/v1/audit", AuthBilling, AuthStaff, "", BodyNone},
+	{"GET", "/ops/v1/orgs", AuthBilling, AuthStaff, "", BodyNone},
+	{"PATCH", "/ops/v1/orgs/{id}", AuthBilling, AuthStaff, "", BodyJSON},
 }
 
 // ReservesRows names the routes whose JSON body's "rows" is taken from

@@ -32,7 +32,7 @@ var Service = platform.Service{Name: name, Port: 8081, Database: "kyc_auth_billi
 // Service refers to Run).
 const name = "auth-billing"
 
-var topics = []string{event.TopicAuth, event.TopicVerification, event.TopicGatewayUsage}
+var topics = []string{event.TopicAuth, event.TopicVerification, event.TopicGatewayUsage, event.TopicStaffAudit}
 
 // Config is read from the environment; HTTP_ADDR and DATABASE_URL default
 // to Service's port and database.
@@ -49,6 +49,13 @@ type Config struct {
 	// "id:base64-32-bytes,..."; the active one seals new secrets.
 	TOTPKeys      string `env:"TOTP_KEYS" envDefault:"local1:suAAo5uMGR4Aavec0Rcz99MfGYiUbRLFj4vvttr9Y/M=" secret:"true"`
 	TOTPActiveKey string `env:"TOTP_ACTIVE_KEY" envDefault:"local1"`
+	// PublicURL is the gateway as people reach it: staff enrolment links
+	// point at its /ops/ console.
+	PublicURL string `env:"PUBLIC_URL" envDefault:"http://127.0.0.1:8080"`
+	// StaffSessionTTL and StaffEnrolTTL are the lifetimes of an operations
+	// staff sign-in and of an enrolment link.
+	StaffSessionTTL time.Duration `env:"STAFF_SESSION_TTL" envDefault:"12h"`
+	StaffEnrolTTL   time.Duration `env:"STAFF_ENROL_TTL" envDefault:"72h"`
 }
 
 // Run serves until ctx ends. onListen (optional) receives the bound address.
@@ -67,7 +74,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		base.AddCloser(func() { _ = rdb.Close() })
 
 		now := time.Now
-		store := postgres.New(base.DB, base.Bus.Topic(event.TopicAuth))
+		store := postgres.New(base.DB, base.Bus.Topic(event.TopicAuth), base.Bus.Topic(event.TopicStaffAudit))
 		acc := account.NewService(store, now)
 		dash := account.NewDashboard(store, acc, throttle.New(rdb, cfg.RedisPrefix, throttle.DefaultLimits, log), totpKeys, now, cfg.BcryptCost, cfg.SessionTTL)
 		prices := Prices()
@@ -78,8 +85,15 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		httpapi.Register(base.Mux, eps, cfg.AdminToken, base.Protect, log)
 		httpapi.RegisterDashboard(base.Mux, dash, eps, base.Protect, httpapi.DashboardOptions{SecureCookies: cfg.Production()}, log)
 		httpapi.RegisterDashboardAdmin(base.Mux, dash, cfg.AdminToken, log)
+		// Staff sign-in attempts have counters of their own (another key
+		// prefix), so a lender's failures never lock a staff member out.
+		staffThrottle := throttle.New(rdb, cfg.RedisPrefix+"staff:", throttle.DefaultLimits, log)
+		staff := account.NewStaff(store, staffThrottle, totpKeys, now,
+			account.StaffOptions{SessionTTL: cfg.StaffSessionTTL, EnrolTTL: cfg.StaffEnrolTTL, Cost: cfg.BcryptCost})
+		httpapi.RegisterOps(base.Mux, staff, acc, cfg.AdminToken, base.Protect,
+			httpapi.OpsOptions{SecureCookies: cfg.Production(), PublicURL: cfg.PublicURL}, log)
 
-		base.Subscribe(events.Subscriptions(bill, usage.Within)...)
+		base.Subscribe(append(events.Subscriptions(bill, usage.Within), events.AuditSubscription())...)
 		return nil
 	})
 }

@@ -128,7 +128,7 @@ func (d *Dashboard) SignUp(ctx context.Context, orgName, email, password string)
 		return Login{}, apperr.Internal(err)
 	}
 	now := d.now().UTC()
-	org := Org{ID: ids.New("org"), Name: strings.TrimSpace(orgName), Plan: PlanDeveloper, Version: 1, CreatedAt: now, UpdatedAt: now}
+	org := withDefaultSettings(Org{ID: ids.New("org"), Name: strings.TrimSpace(orgName), Plan: PlanDeveloper, Version: 1, CreatedAt: now, UpdatedAt: now})
 	user := User{ID: ids.New("usr"), OrgID: org.ID, Email: em, PasswordHash: hash, CreatedAt: now}
 	var login Login
 	err = d.store.Atomic(ctx, func(tx Tx) error {

@@ -39,10 +39,13 @@ type OrgState = apikey.OrgState
 // KeyState is a key as the gateway caches it (the shared contract).
 type KeyState = apikey.State
 
-// StateOf returns the cacheable view of an organization.
+// StateOf returns the cacheable view of an organization, with its
+// operations settings (every organization event carries them, so a
+// consumer that missed settings_changed still learns them).
 func StateOf(o Org) OrgState {
 	p := Plans[o.Plan]
-	return OrgState{ID: o.ID, Name: o.Name, Version: o.Version,
+	o = withDefaultSettings(o)
+	return OrgState{ID: o.ID, Name: o.Name, Version: o.Version, ReviewPolicy: o.ReviewPolicy, SLAHours: o.SLAHours,
 		Plan: apikey.Plan{ID: p.ID, DailyRequests: p.DailyRequests, TestRecordLimit: p.TestRecordLimit, LiveAccess: p.LiveAccess}}
 }
 
@@ -65,7 +68,7 @@ func (s *Service) CreateOrg(ctx context.Context, name, plan string) (Org, error)
 		return Org{}, err
 	}
 	now := s.now().UTC()
-	o := Org{ID: ids.New("org"), Name: name, Plan: plan, Version: 1, CreatedAt: now, UpdatedAt: now}
+	o := withDefaultSettings(Org{ID: ids.New("org"), Name: name, Plan: plan, Version: 1, CreatedAt: now, UpdatedAt: now})
 	err := s.store.Atomic(ctx, func(tx Tx) error {
 		if err := tx.InsertOrg(ctx, o); err != nil {
 			return err

@@ -7,12 +7,16 @@ import (
 
 // Org is a client organization.
 type Org struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	Plan      string    `json:"plan"`
-	Version   int64     `json:"-"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Plan string `json:"plan"`
+	// ReviewPolicy (NONE, FLAGGED, ALL) and SLAHours are the operations
+	// settings a staff admin sets (ChangeSettings).
+	ReviewPolicy string    `json:"reviewPolicy"`
+	SLAHours     int       `json:"slaHours"`
+	Version      int64     `json:"-"`
+	CreatedAt    time.Time `json:"createdAt"`
+	UpdatedAt    time.Time `json:"updatedAt"`
 }
 
 // Change is a domain event. The store publishes it through the outbox in
@@ -53,6 +57,33 @@ type Tx interface {
 	InsertSession(ctx context.Context, s Session) error
 	SessionByHash(ctx context.Context, hash []byte) (Session, error)
 	DeleteSession(ctx context.Context, hash []byte) error
+
+	// Orgs lists organizations newest first (ids sort by creation), from
+	// the one before the id after (from the newest when "").
+	Orgs(ctx context.Context, after string, limit int) ([]Org, error)
+
+	// Staff accounts. InsertStaff answers ErrStaffEmailTaken for a
+	// second member with the same email.
+	InsertStaff(ctx context.Context, m Member) error
+	Member(ctx context.Context, id string, forUpdate bool) (Member, error)
+	MemberByEmail(ctx context.Context, email string) (Member, error)
+	Members(ctx context.Context) ([]Member, error)
+	// UpdateMember saves the password, TOTP state and disabled_at.
+	UpdateMember(ctx context.Context, m Member) error
+	InsertStaffEnrolment(ctx context.Context, e StaffEnrolment) error
+	// StaffEnrolment returns the enrolment of a token hash, locked.
+	StaffEnrolment(ctx context.Context, hash []byte) (StaffEnrolment, error)
+	UseStaffEnrolment(ctx context.Context, hash []byte, at time.Time) error
+	InsertStaffSession(ctx context.Context, s StaffSession) error
+	StaffSessionByHash(ctx context.Context, hash []byte) (StaffSession, error)
+	DeleteStaffSession(ctx context.Context, hash []byte) error
+	// DeleteStaffSessions ends every session of a member.
+	DeleteStaffSessions(ctx context.Context, staffID string) error
+
+	// Audit records ctx's caller's action (pkg/staffaudit) in this
+	// transaction; AuditLog reads the log the consumer keeps.
+	Audit(ctx context.Context, action, target, orgID string, details map[string]any) error
+	AuditLog(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
 
 	Emit(ctx context.Context, c Change) error
 }

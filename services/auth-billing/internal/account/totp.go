@@ -170,24 +170,31 @@ func (d *Dashboard) secondFactor(ctx context.Context, tx Tx, u User, code string
 const totpPeriod = 30
 
 // checkCode returns the step code is valid for, later than the last one
-// accepted. It compares every candidate in constant time.
+// accepted.
 func (d *Dashboard) checkCode(u User, code string) (int64, error) {
-	secret, err := d.sealer.Open(u.TOTP.Secret, []byte(u.ID))
+	return verifyCode(d.sealer, d.now(), u.TOTP.Secret, u.ID, u.TOTP.LastStep, code)
+}
+
+// verifyCode opens a secret sealed with aad and returns the step code is
+// valid for at now, later than lastStep (a code works once). It compares
+// every candidate in constant time. Dashboard users and staff share it.
+func verifyCode(sealer Sealer, now time.Time, sealed []byte, aad string, lastStep int64, code string) (int64, error) {
+	secret, err := sealer.Open(sealed, []byte(aad))
 	if err != nil {
 		return 0, apperr.Internal(err)
 	}
 	if len(code) != 6 {
 		return 0, ErrInvalidOTP
 	}
-	now := d.now().Unix() / totpPeriod
+	cur := now.Unix() / totpPeriod
 	opts := totp.ValidateOpts{Period: totpPeriod, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1}
 	found := int64(0)
-	for step := now - 1; step <= now+1; step++ {
+	for step := cur - 1; step <= cur+1; step++ {
 		want, err := totp.GenerateCodeCustom(string(secret), time.Unix(step*totpPeriod, 0), opts)
 		if err != nil {
 			return 0, apperr.Internal(err)
 		}
-		if subtle.ConstantTimeCompare([]byte(want), []byte(code)) == 1 && step > u.TOTP.LastStep && found == 0 {
+		if subtle.ConstantTimeCompare([]byte(want), []byte(code)) == 1 && step > lastStep && found == 0 {
 			found = step
 		}
 	}

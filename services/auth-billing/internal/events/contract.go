@@ -1,12 +1,14 @@
 package events
 
 import (
+	"context"
 	"time"
 
 	"github.com/kycfield/kyc/pkg/apikey"
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/pkg/principal"
+	"github.com/kycfield/kyc/pkg/staffaudit"
 	"github.com/kycfield/kyc/services/auth-billing/internal/account"
 )
 
@@ -16,7 +18,7 @@ import (
 func Contract() event.Contract {
 	return event.Contract{
 		Samples: samples,
-		Reads:   inbox.Reads(Subscriptions(nil, nil)...),
+		Reads:   inbox.Reads(append(Subscriptions(nil, nil), AuditSubscription())...),
 	}
 }
 
@@ -46,5 +48,17 @@ func samples() []event.Sample {
 		}
 		out = append(out, event.Sample{Topic: event.TopicAuth, Event: e})
 	}
-	return out
+	// A staff action as auth-billing records one (an admin changing the
+	// settings above), through staffaudit.Record's own constructor.
+	actx := principal.With(context.Background(), principal.Principal{Kind: principal.KindStaff,
+		StaffID: "stf_019a2b3c4d5e6f708192a3b4c5d6e7f8", StaffName: "Ada Obi", Role: principal.RoleAdmin, ClientIP: "192.0.2.10"})
+	a, err := staffaudit.Of(actx, "org.settings", org.ID, org.ID, map[string]any{"reviewPolicy": "FLAGGED", "slaHours": 48})
+	if err != nil {
+		panic(err)
+	}
+	e, err := event.New(staffaudit.Type, org.ID, "", a)
+	if err != nil {
+		panic(err)
+	}
+	return append(out, event.Sample{Topic: event.TopicStaffAudit, Event: e})
 }

@@ -14,7 +14,9 @@ import (
 
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/inbox"
+	"github.com/kycfield/kyc/pkg/staffaudit"
 	"github.com/kycfield/kyc/services/auth-billing/internal/billing"
+	"github.com/kycfield/kyc/services/auth-billing/internal/postgres"
 )
 
 // Event types consumed.
@@ -65,4 +67,15 @@ func Subscriptions(svc *billing.Service, within func(pgx.Tx) billing.Tx) []inbox
 		{Group: "auth-billing.billing", Topics: []string{event.TopicVerification}, Routes: []inbox.Route{inbox.On(onOutcome, TypeAddressUpdated)}},
 		{Group: "auth-billing.usage", Topics: []string{event.TopicGatewayUsage}, Routes: []inbox.Route{inbox.On(onUsage, TypeGatewayUsage)}},
 	}
+}
+
+// AuditSubscription keeps the staff audit log: every staff.action event
+// any service writes (pkg/staffaudit) becomes one append-only row, keyed
+// by the event id.
+func AuditSubscription() inbox.Subscription {
+	onAction := func(ctx context.Context, tx pgx.Tx, e event.Event, a staffaudit.Action) error {
+		return postgres.InsertAudit(ctx, tx, e.ID, a)
+	}
+	return inbox.Subscription{Group: "auth-billing.staff-audit", Topics: []string{staffaudit.Topic},
+		Routes: []inbox.Route{inbox.On(onAction, staffaudit.Type)}}
 }

@@ -57,7 +57,7 @@ func TestViewsKeepTheirJSONShape(t *testing.T) {
 		{"logged out", loggedOutView{LoggedOut: true},
 			`{"loggedOut":true}`},
 		{"resolved key", resolvedKeyView{Key: account.KeyStateOf(key), Organization: account.StateOf(org)},
-			`{"key":{"id":"key_1","hash":"0102","orgId":"org_1","environment":"live","scopes":["kyc:read"],"revoked":false,"version":2},"organization":{"id":"org_1","name":"Acme","plan":{"id":"growth","dailyRequests":10000,"testRecordLimit":0,"liveAccess":true},"version":3}}`},
+			`{"key":{"id":"key_1","hash":"0102","orgId":"org_1","environment":"live","scopes":["kyc:read"],"revoked":false,"version":2},"organization":{"id":"org_1","name":"Acme","plan":{"id":"growth","dailyRequests":10000,"testRecordLimit":0,"liveAccess":true},"version":3,"reviewPolicy":"NONE","slaHours":72}}`},
 	} {
 		got, err := json.Marshal(tc.view)
 		if err != nil {

@@ -22,12 +22,14 @@ import (
 // Store implements account.Store.
 type Store struct {
 	*pgdb.Store[account.Tx, account.Change]
+	auditTopic string
 }
 
 // New returns a Store publishing account events to topic (full name),
-// keyed by organization.
-func New(pool *pgxpool.Pool, topic string) *Store {
-	s := &Store{}
+// keyed by organization, and staff actions to auditTopic (full name of
+// the staff-audit topic).
+func New(pool *pgxpool.Pool, topic, auditTopic string) *Store {
+	s := &Store{auditTopic: auditTopic}
 	s.Store = pgdb.NewStore(pool, func(tx pgx.Tx) account.Tx { return &txn{tx: tx, s: s} },
 		outbox.Emitter(topic, toEvent, func(c account.Change) string { return c.OrgID }))
 	return s
@@ -48,24 +50,48 @@ func notFound(err error, what string) error {
 }
 
 func (t *txn) InsertOrg(ctx context.Context, o account.Org) error {
-	_, err := t.tx.Exec(ctx, `INSERT INTO organizations (id, name, plan, version, created_at, updated_at) VALUES ($1,$2,$3,$4,$5,$6)`,
-		o.ID, o.Name, o.Plan, o.Version, o.CreatedAt, o.UpdatedAt)
+	_, err := t.tx.Exec(ctx, `INSERT INTO organizations (id, name, plan, version, created_at, updated_at, review_policy, sla_hours)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8)`, o.ID, o.Name, o.Plan, o.Version, o.CreatedAt, o.UpdatedAt, o.ReviewPolicy, o.SLAHours)
 	return err
 }
 
+const orgCols = `id, name, plan, version, created_at, updated_at, review_policy, sla_hours`
+
+func scanOrg(row pgx.Row) (account.Org, error) {
+	var o account.Org
+	err := row.Scan(&o.ID, &o.Name, &o.Plan, &o.Version, &o.CreatedAt, &o.UpdatedAt, &o.ReviewPolicy, &o.SLAHours)
+	return o, err
+}
+
+func (t *txn) Orgs(ctx context.Context, after string, limit int) ([]account.Org, error) {
+	rows, err := t.tx.Query(ctx, `SELECT `+orgCols+` FROM organizations WHERE ($1 = '' OR id < $1) ORDER BY id DESC LIMIT $2`, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []account.Org{}
+	for rows.Next() {
+		o, err := scanOrg(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
 func (t *txn) Org(ctx context.Context, id string, forUpdate bool) (account.Org, error) {
-	q := `SELECT id, name, plan, version, created_at, updated_at FROM organizations WHERE id = $1`
+	q := `SELECT ` + orgCols + ` FROM organizations WHERE id = $1`
 	if forUpdate {
 		q += ` FOR UPDATE`
 	}
-	var o account.Org
-	err := t.tx.QueryRow(ctx, q, id).Scan(&o.ID, &o.Name, &o.Plan, &o.Version, &o.CreatedAt, &o.UpdatedAt)
+	o, err := scanOrg(t.tx.QueryRow(ctx, q, id))
 	return o, notFound(err, "Organization")
 }
 
 func (t *txn) UpdateOrg(ctx context.Context, o account.Org) error {
-	_, err := t.tx.Exec(ctx, `UPDATE organizations SET name=$2, plan=$3, version=$4, updated_at=$5 WHERE id=$1`,
-		o.ID, o.Name, o.Plan, o.Version, o.UpdatedAt)
+	_, err := t.tx.Exec(ctx, `UPDATE organizations SET name=$2, plan=$3, version=$4, updated_at=$5, review_policy=$6, sla_hours=$7 WHERE id=$1`,
+		o.ID, o.Name, o.Plan, o.Version, o.UpdatedAt, o.ReviewPolicy, o.SLAHours)
 	return err
 }
 
