@@ -76,6 +76,9 @@ func (g *Gateway) apiKey(w http.ResponseWriter, r *http.Request, rt routes.Route
 			return
 		}
 	}
+	if routes.ReservesRows[rt.Method+" "+rt.Pattern] && !g.reserveRows(w, r, st, c.plan.DailyRequests, body) {
+		return
+	}
 	g.forward(w, r, rt, st)
 }
 

@@ -25,6 +25,9 @@ type state struct {
 	// agentToken is a field agent's session token (agent routes), handed
 	// on in principal.AgentTokenHeader.
 	agentToken string
+	// reserved is what a bulk import's start took from the quota
+	// (ReservesRows), given back unless the service used it.
+	reserved *reservation
 }
 
 // idemClaim is a claimed Idempotency-Key; an upload's fingerprint is
@@ -82,6 +85,9 @@ func (g *Gateway) newProxy(name string, target *url.URL, tr http.RoundTripper) *
 			// proxy adds upstream headers to those already set.
 			resp.Header.Del("X-Content-Type-Options")
 			st := stateOf(resp.Request.Context())
+			if st != nil && resp.StatusCode != http.StatusAccepted {
+				g.release(resp.Request.Context(), st)
+			}
 			if st == nil || st.idem == nil {
 				return nil
 			}
@@ -125,6 +131,9 @@ func (g *Gateway) newProxy(name string, target *url.URL, tr http.RoundTripper) *
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			if st := stateOf(r.Context()); st != nil && st.idem != nil {
 				g.abandon(r.Context(), st.idem)
+			}
+			if st := stateOf(r.Context()); st != nil {
+				g.release(r.Context(), st)
 			}
 			if errors.Is(err, context.Canceled) {
 				return // the client went away

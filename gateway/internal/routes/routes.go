@@ -69,6 +69,7 @@ var Table = []Route{
 	{"GET", "/api/v1/customers/{id}/documents/{docId}/file", Document, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"GET", "/api/v1/customers/{id}/report", Reporting, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"GET", "/api/v1/verification/stats", Verification, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"GET", "/api/v1/verification/daily", Customer, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"GET", "/api/v1/verification/{customerId}/status", Customer, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"GET", "/api/v1/verification/{customerId}/photos/{photoId}", Verification, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"GET", "/api/v1/billing/usage", AuthBilling, AuthAPIKey, principal.ScopeRead, BodyNone},
@@ -85,6 +86,12 @@ var Table = []Route{
 	{"POST", "/api/v1/webhooks/{id}/recover", Webhook, AuthAPIKey, principal.ScopeWrite, BodyJSON},
 	{"GET", "/api/v1/events", Webhook, AuthAPIKey, principal.ScopeRead, BodyNone},
 	{"GET", "/api/v1/events/{id}", Webhook, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"GET", "/api/v1/imports/template.csv", Customer, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"POST", "/api/v1/imports", Customer, AuthAPIKey, principal.ScopeWrite, BodyUpload},
+	{"GET", "/api/v1/imports/{id}", Customer, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"GET", "/api/v1/imports/{id}/errors", Customer, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"GET", "/api/v1/imports/{id}/results.csv", Customer, AuthAPIKey, principal.ScopeRead, BodyNone},
+	{"POST", "/api/v1/imports/{id}/start", Customer, AuthAPIKey, principal.ScopeWrite, BodyJSON},
 	{"GET", "/api/v1/openapi.yaml", Gateway, AuthPublic, "", BodyNone},
 	{"GET", "/api/v1/reports/verify/{code}", Reporting, AuthOpen, "", BodyNone},
 	{"GET", "/api/v1/reports/branding", Reporting, AuthAPIKey, principal.ScopeRead, BodyNone},
@@ -147,3 +154,10 @@ var Table = []Route{
 	{"GET", "/ops/v1/reviews/{addressId}/photos/{photoId}", Verification, AuthStaff, "", BodyNone},
 	{"POST", "/ops/v1/reviews/{addressId}/decision", Verification, AuthStaff, "", BodyJSON},
 }
+
+// ReservesRows names the routes whose JSON body's "rows" is taken from
+// the daily quota, all at once, before the request reaches its service
+// (a bulk import's start: one request per customer it creates). The
+// service answers 202 when it used the reservation; any other answer
+// gives it back.
+var ReservesRows = map[string]bool{"POST /api/v1/imports/{id}/start": true}

@@ -16,6 +16,7 @@ import (
 	"github.com/kycfield/kyc/services/customer/internal/customer"
 	"github.com/kycfield/kyc/services/customer/internal/events"
 	"github.com/kycfield/kyc/services/customer/internal/httpapi"
+	"github.com/kycfield/kyc/services/customer/internal/importer"
 	"github.com/kycfield/kyc/services/customer/internal/postgres"
 	"github.com/kycfield/kyc/services/customer/migrations"
 )
@@ -41,6 +42,9 @@ type Config struct {
 	// active one seals new values, all of them open old ones.
 	PIIKeys      string `env:"PII_KEYS" envDefault:"local1:jSv7ih3Y8m8Zgui3cFjZHBJZGwcPPrL1k2W8ntQftE0=" secret:"true"`
 	PIIActiveKey string `env:"PII_ACTIVE_KEY" envDefault:"local1"`
+	// ImportPoll is how often the import worker looks for work without a
+	// NOTIFY (one lost while its connection was replaced).
+	ImportPoll time.Duration `env:"IMPORT_POLL" envDefault:"5s"`
 }
 
 // Run serves until ctx ends. onListen (optional) receives the bound address.
@@ -53,9 +57,10 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		Migrations: migrations.Set(), Topics: topics}
 	return platform.Run(ctx, log, opts, cfg.HTTPAddr, onListen, func(_ context.Context, base *platform.Base) error {
 		store := postgres.New(base.DB, keys, base.Bus.Topic(event.TopicCustomer), events.Of)
-		svc := customer.NewService(store, time.Now)
+		svc := customer.NewService(store, time.Now).WithImports(store)
 		eps := httpapi.MakeEndpoints(svc, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
-		httpapi.Register(base.Mux, eps, base.Protect, log)
+		httpapi.Register(base.Mux, eps, svc, base.Protect, log)
+		base.AddWorker((&importer.Worker{Service: svc, Pool: base.DB, Poll: cfg.ImportPoll, Log: log}).Run)
 		base.Subscribe(events.Subscriptions(svc, store.Within)...)
 		return nil
 	})

@@ -26,9 +26,11 @@ const words = {
 async function send(url, method, body, headers = {}) {
   const h = { ...headers };
   if (session.csrf) h["X-CSRF-Token"] = session.csrf;
-  if (body !== undefined) h["Content-Type"] = "application/json";
+  // A FormData body (a file) goes as multipart, with the browser's boundary.
+  const form = typeof FormData !== "undefined" && body instanceof FormData;
+  if (body !== undefined && !form) h["Content-Type"] = "application/json";
   try {
-    return await fetch(url, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), cache: "no-store" });
+    return await fetch(url, { method, headers: h, body: body === undefined || form ? body : JSON.stringify(body), cache: "no-store" });
   } catch {
     throw new APIError(0, "NETWORK", words[0]);
   }
@@ -48,6 +50,12 @@ export async function dash(method, path, body) {
 
 export async function api(method, path, body) {
   return parse(await send("/api/v1" + path, method, body, { "KYC-Environment": session.env }));
+}
+
+// apiWith is api with extra headers (an Idempotency-Key) and a body that
+// may be FormData (an upload).
+export async function apiWith(method, path, body, headers) {
+  return parse(await send("/api/v1" + path, method, body, { "KYC-Environment": session.env, ...headers }));
 }
 
 // file fetches a binary answer of the public API (a report, a photo) as

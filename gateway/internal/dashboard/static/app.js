@@ -5,9 +5,12 @@ import { dash, session } from "./api.js";
 import { h, field, busy, nodes } from "./dom.js";
 
 const pages = [
+  { id: "overview", label: "Overview", load: () => import("./overview.js") },
   { id: "keys", label: "API keys", load: () => import("./keys.js") },
   { id: "plan", label: "Plan and usage", load: () => import("./plan.js") },
   { id: "customers", label: "Customers", load: () => import("./customers.js") },
+  { id: "new-customer", label: "Create a customer", load: () => import("./create.js") },
+  { id: "import", label: "Bulk import", load: () => import("./importer.js") },
   { id: "webhooks", label: "Webhooks", load: () => import("./webhooks.js") },
   { id: "branding", label: "White label", load: () => import("./branding.js"), when: (me) => me.organization.planDetails.whiteLabel },
   { id: "security", label: "Security", load: () => import("./security.js") },

@@ -3,6 +3,7 @@
 // documents, and the report download.
 import { api, file, session } from "./api.js";
 import { h, field, busy, when, table, showError } from "./dom.js";
+import { attachForm } from "./attach.js";
 
 const statuses = ["PENDING", "IN_PROGRESS", "VERIFIED", "REJECTED"];
 // IN_REVIEW: operations check the agent's result before it is released.
@@ -104,7 +105,17 @@ async function customer(id) {
     h("h2", {}, "Addresses"),
     s.addresses.map((a, i) => address(id, a, i)),
     h("h2", {}, "Documents"),
-    documents(id, c.documents)];
+    docs(id, c.documents)];
+}
+
+// docs is the documents list and the form attaching one (attach.js),
+// which redraws the list from the document service when it has.
+function docs(id, list) {
+  const box = h("div", { id: "documents" }, documents(id, list));
+  return [box, attachForm(id, async () => {
+    const r = await api("GET", `/customers/${encodeURIComponent(id)}/documents`);
+    box.replaceChildren(documents(id, r.documents || []));
+  })];
 }
 
 function fact(k, v) {

@@ -17,6 +17,19 @@ const maxDocumentsOnCreate = 20
 
 // Create validates and records a customer and starts its verification.
 func (s *Service) Create(ctx context.Context, who Caller, in CreateInput) (Customer, error) {
+	c, err := s.Check(who, in)
+	if err != nil {
+		return Customer{}, err
+	}
+	err = s.store.Atomic(ctx, func(tx Tx) error { return insertNew(ctx, tx, who, c) })
+	return c, err
+}
+
+// Check validates a new customer and returns it as it would be recorded
+// (with fresh ids), or the validation error naming every problem. It
+// reads nothing: the bulk import checks every row of a file with it
+// before anything is created, by the very rules Create applies.
+func (s *Service) Check(who Caller, in CreateInput) (Customer, error) {
 	now := s.now().UTC()
 	c := Customer{ID: ids.New("cus"), OrgID: who.OrgID, Env: who.Env, Status: StatusPending,
 		SubmittedAt: now, CreatedAt: now, UpdatedAt: now, Addresses: []Address{}, Documents: []Document{}}
@@ -52,37 +65,37 @@ func (s *Service) Create(ctx context.Context, who Caller, in CreateInput) (Custo
 		}
 		c.RelogReason = r
 	}
-	if err := ck.Err(); err != nil {
-		return Customer{}, err
+	return c, ck.Err()
+}
+
+// insertNew records a checked customer in tx: the duplicate rule, the
+// sandbox record limit, the row and its event.
+func insertNew(ctx context.Context, tx Tx, who Caller, c Customer) error {
+	keys := identity(c, nil)
+	if err := tx.LockIdentity(ctx, c.OrgID, c.Env, keys); err != nil {
+		return err
 	}
-	err := s.store.Atomic(ctx, func(tx Tx) error {
-		keys := identity(c, nil)
-		if err := tx.LockIdentity(ctx, c.OrgID, c.Env, keys); err != nil {
+	if c.RelogReason == "" {
+		if err := checkDuplicates(ctx, tx, c, keys); err != nil {
 			return err
 		}
-		if c.RelogReason == "" {
-			if err := checkDuplicates(ctx, tx, c, keys); err != nil {
-				return err
-			}
-		}
-		limit := 0
-		if who.Env == EnvTest {
-			limit = who.RecordLimit
-		}
-		ok, err := tx.CountCreated(ctx, c.OrgID, c.Env, c.Status, limit)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return apperr.New(apperr.KindForbidden, CodePlanLimitExceeded,
-				fmt.Sprintf("Your plan allows at most %d sandbox customer records; delete some or upgrade your plan", limit))
-		}
-		if err := tx.Insert(ctx, c); err != nil {
-			return err
-		}
-		return tx.Emit(ctx, Change{Type: EventCreated, Customer: c})
-	})
-	return c, err
+	}
+	limit := 0
+	if who.Env == EnvTest {
+		limit = who.RecordLimit
+	}
+	ok, err := tx.CountCreated(ctx, c.OrgID, c.Env, c.Status, limit)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return apperr.New(apperr.KindForbidden, CodePlanLimitExceeded,
+			fmt.Sprintf("Your plan allows at most %d sandbox customer records; delete some or upgrade your plan", limit))
+	}
+	if err := tx.Insert(ctx, c); err != nil {
+		return err
+	}
+	return tx.Emit(ctx, Change{Type: EventCreated, Customer: c})
 }
 
 func checkDuplicates(ctx context.Context, tx Tx, c Customer, keys map[string]string) error {

@@ -44,6 +44,9 @@ type Store interface {
 	// Get reads a live customer without a transaction.
 	Get(ctx context.Context, orgID, env, id string) (Customer, error)
 	List(ctx context.Context, q ListQuery) (Page, error)
+	// DailyResults counts the live customers that reached VERIFIED and
+	// REJECTED per UTC day ("2006-01-02") since from.
+	DailyResults(ctx context.Context, orgID, env string, from time.Time) (map[string][2]int64, error)
 }
 
 // Tx is what use cases do inside one transaction.
@@ -76,13 +79,21 @@ type Tx interface {
 	// reports false for a customer it does not hold (other tenant, gone).
 	SetReportURL(ctx context.Context, orgID, env, id, url string) (bool, error)
 	Emit(ctx context.Context, ch Change) error
+	ImportTx
 }
 
 // Service holds the customer use cases.
 type Service struct {
-	store Store
-	now   func() time.Time
+	store   Store
+	imports ImportStore
+	now     func() time.Time
 }
 
 // NewService returns a Service.
 func NewService(s Store, now func() time.Time) *Service { return &Service{store: s, now: now} }
+
+// WithImports gives the service the bulk import's store.
+func (s *Service) WithImports(st ImportStore) *Service {
+	s.imports = st
+	return s
+}

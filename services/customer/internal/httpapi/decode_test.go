@@ -33,7 +33,7 @@ func routes(t testing.TB) *http.ServeMux {
 			h.ServeHTTP(w, r.WithContext(principal.With(r.Context(), principal.Principal{Kind: principal.KindAPIKey, OrgID: "org_1", Env: principal.EnvTest})))
 		})
 	}
-	Register(mux, eps, protect, logging.Discard())
+	Register(mux, eps, nil, protect, logging.Discard())
 	return mux
 }
 

@@ -72,7 +72,7 @@ func startBehindProxy(t *testing.T) outageService {
 			h.ServeHTTP(w, r.WithContext(principal.With(r.Context(), principal.Principal{Kind: principal.KindAPIKey, OrgID: "org_outage", Env: principal.EnvTest})))
 		})
 	}
-	Register(mux, MakeEndpoints(svc, kitserver.NewInstrumenter(logging.Discard(), tel.Meter("customer"))), protect, logging.Discard())
+	Register(mux, MakeEndpoints(svc, kitserver.NewInstrumenter(logging.Discard(), tel.Meter("customer"))), svc, protect, logging.Discard())
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return outageService{url: srv.URL, proxy: proxy}

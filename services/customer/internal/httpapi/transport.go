@@ -15,7 +15,7 @@ import (
 // Register mounts the customer routes on mux; protect requires an API-key
 // principal signed by the gateway (or, for reading one customer, a
 // service principal of another context).
-func Register(mux *http.ServeMux, e Endpoints, protect func(http.Handler, ...principal.Kind) http.Handler, log *slog.Logger) {
+func Register(mux *http.ServeMux, e Endpoints, svc *customer.Service, protect func(http.Handler, ...principal.Kind) http.Handler, log *slog.Logger) {
 	handle := func(pattern string, h http.Handler) { mux.Handle(pattern, protect(h, principal.KindAPIKey)) }
 	handle("POST /api/v1/customers", kitserver.NewHandler(e.Create, decodeCreate, log))
 	handle("GET /api/v1/customers", kitserver.NewHandler(e.List, decodeList, log))
@@ -25,6 +25,7 @@ func Register(mux *http.ServeMux, e Endpoints, protect func(http.Handler, ...pri
 	handle("PUT /api/v1/customers/{id}", kitserver.NewHandler(e.Update, decodeUpdate, log))
 	handle("DELETE /api/v1/customers/{id}", kitserver.NewHandler(e.Delete, decodeID, log))
 	handle("POST /api/v1/customers/{id}/addresses", kitserver.NewHandler(e.AddAddress, decodeAddAddress, log))
+	registerImports(handle, svc, log)
 	handle("GET /api/v1/verification/{customerId}/status", kitserver.NewHandler(e.Status,
 		func(ctx context.Context, r *http.Request) (idRequest, error) {
 			return idRequest{who: caller(ctx), id: r.PathValue("customerId")}, nil

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -24,6 +25,9 @@ import (
 type Store struct {
 	*pgdb.Store[customer.Tx, customer.Change]
 	keys *keyring.Keyring
+	// hint is where the import worker last claimed a row (imports.go).
+	hintMu sync.Mutex
+	hint   claimPos
 }
 
 // EventFunc turns a domain change into the event published for it
