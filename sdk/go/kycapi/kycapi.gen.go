@@ -507,6 +507,63 @@ func (e FlagDetailSeverity) Valid() bool {
 	}
 }
 
+// Defines values for ImportStatus.
+const (
+	COMPLETED ImportStatus = "COMPLETED"
+	RUNNING   ImportStatus = "RUNNING"
+	VALIDATED ImportStatus = "VALIDATED"
+)
+
+// Valid indicates whether the value is a known member of the ImportStatus enum.
+func (e ImportStatus) Valid() bool {
+	switch e {
+	case COMPLETED:
+		return true
+	case RUNNING:
+		return true
+	case VALIDATED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ImportEnvelopeStatus.
+const (
+	ImportEnvelopeStatusTrue ImportEnvelopeStatus = true
+)
+
+// Valid indicates whether the value is a known member of the ImportEnvelopeStatus enum.
+func (e ImportEnvelopeStatus) Valid() bool {
+	switch e {
+	case ImportEnvelopeStatusTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ImportProblemCode.
+const (
+	DUPLICATECUSTOMER ImportProblemCode = "DUPLICATE_CUSTOMER"
+	IMPORTFILEINVALID ImportProblemCode = "IMPORT_FILE_INVALID"
+	VALIDATIONERROR   ImportProblemCode = "VALIDATION_ERROR"
+)
+
+// Valid indicates whether the value is a known member of the ImportProblemCode enum.
+func (e ImportProblemCode) Valid() bool {
+	switch e {
+	case DUPLICATECUSTOMER:
+		return true
+	case IMPORTFILEINVALID:
+		return true
+	case VALIDATIONERROR:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InvoiceCurrency.
 const (
 	USD InvoiceCurrency = "USD"
@@ -1071,6 +1128,36 @@ func (e ListEventsParamsType) Valid() bool {
 	case ListEventsParamsTypeVerificationCompleted:
 		return true
 	case ListEventsParamsTypeVerificationRejected:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetImportErrors200JSONResponseBodyStatus.
+const (
+	GetImportErrors200JSONResponseBodyStatusTrue GetImportErrors200JSONResponseBodyStatus = true
+)
+
+// Valid indicates whether the value is a known member of the GetImportErrors200JSONResponseBodyStatus enum.
+func (e GetImportErrors200JSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case GetImportErrors200JSONResponseBodyStatusTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetDailyResults200JSONResponseBodyStatus.
+const (
+	GetDailyResults200JSONResponseBodyStatusTrue GetDailyResults200JSONResponseBodyStatus = true
+)
+
+// Valid indicates whether the value is a known member of the GetDailyResults200JSONResponseBodyStatus enum.
+func (e GetDailyResults200JSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case GetDailyResults200JSONResponseBodyStatusTrue:
 		return true
 	default:
 		return false
@@ -1941,6 +2028,63 @@ type FlagDetail struct {
 
 // FlagDetailSeverity The code's severity (see `EvidenceFlag`).
 type FlagDetailSeverity string
+
+// Import defines model for Import.
+type Import struct {
+	CreatedAt   time.Time `json:"createdAt"`
+	CreatedRows int       `json:"createdRows"`
+	FailedRows  int       `json:"failedRows"`
+	FileName    *string   `json:"fileName,omitempty"`
+
+	// FileSha256 SHA-256 of the uploaded bytes; the same file is the same import.
+	FileSha256   *string      `json:"fileSha256,omitempty"`
+	FinishedAt   *time.Time   `json:"finishedAt,omitempty"`
+	Id           string       `json:"id"`
+	InvalidRows  int          `json:"invalidRows"`
+	ProblemCount int          `json:"problemCount"`
+	Progress     float32      `json:"progress"`
+	StartedAt    *time.Time   `json:"startedAt,omitempty"`
+	Status       ImportStatus `json:"status"`
+
+	// TotalRows Customer rows in the file (blank lines not counted).
+	TotalRows int `json:"totalRows"`
+
+	// ValidRows Rows without a problem; what a start creates.
+	ValidRows int `json:"validRows"`
+}
+
+// ImportStatus defines model for Import.Status.
+type ImportStatus string
+
+// ImportEnvelope defines model for ImportEnvelope.
+type ImportEnvelope struct {
+	Data Import `json:"data"`
+
+	// Message Human-readable summary of what happened.
+	Message string `json:"message"`
+
+	// Meta Carried by every envelope, success or failure.
+	Meta   Meta                 `json:"meta"`
+	Status ImportEnvelopeStatus `json:"status"`
+}
+
+// ImportEnvelopeStatus defines model for ImportEnvelope.Status.
+type ImportEnvelopeStatus bool
+
+// ImportProblem defines model for ImportProblem.
+type ImportProblem struct {
+	Code       ImportProblemCode `json:"code"`
+	Column     *string           `json:"column,omitempty"`
+	ExistingId *string           `json:"existingId,omitempty"`
+	Message    string            `json:"message"`
+
+	// Row The line of the file; the header is row 1.
+	Row         int       `json:"row"`
+	Suggestions *[]string `json:"suggestions,omitempty"`
+}
+
+// ImportProblemCode defines model for ImportProblem.Code.
+type ImportProblemCode string
 
 // Invoice Invoice preview; every amount in integer US cents.
 type Invoice struct {
@@ -2890,6 +3034,9 @@ type EventId = string
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
 
+// ImportId defines model for ImportId.
+type ImportId = string
+
 // Month defines model for Month.
 type Month = string
 
@@ -3106,6 +3253,87 @@ type GetEventParams struct {
 	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
 }
 
+// UploadImportMultipartBody defines parameters for UploadImport.
+type UploadImportMultipartBody struct {
+	File openapi_types.File `json:"file"`
+}
+
+// UploadImportParams defines parameters for UploadImport.
+type UploadImportParams struct {
+	// XRequestId Optional client trace id, echoed in the `X-Request-Id` response header and in
+	// `meta.requestId` when it is 1-128 characters of letters, digits and `._:-`;
+	// otherwise a fresh `req_...` id is used.
+	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
+
+	// IdempotencyKey Makes the POST safe to retry: 1-255 visible ASCII characters (`!` to `~`, no
+	// spaces). The first response is kept 24 hours per (organization, environment, key)
+	// and replayed byte-identically with `Idempotent-Replayed: true`; the same key with a
+	// different method, path or body is 422 `IDEMPOTENCY_KEY_REUSED`; a retry while the
+	// first is running is 409 `REQUEST_IN_PROGRESS`; 5xx answers are not kept. A
+	// malformed key is 400 `VALIDATION_ERROR` (detail field `Idempotency-Key`).
+	// For a multipart upload the body compared is the raw request bytes, so a retry
+	// must resend the same bytes, multipart boundary included.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetImportTemplateParams defines parameters for GetImportTemplate.
+type GetImportTemplateParams struct {
+	// XRequestId Optional client trace id, echoed in the `X-Request-Id` response header and in
+	// `meta.requestId` when it is 1-128 characters of letters, digits and `._:-`;
+	// otherwise a fresh `req_...` id is used.
+	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
+}
+
+// GetImportParams defines parameters for GetImport.
+type GetImportParams struct {
+	// XRequestId Optional client trace id, echoed in the `X-Request-Id` response header and in
+	// `meta.requestId` when it is 1-128 characters of letters, digits and `._:-`;
+	// otherwise a fresh `req_...` id is used.
+	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
+}
+
+// GetImportErrorsParams defines parameters for GetImportErrors.
+type GetImportErrorsParams struct {
+	// XRequestId Optional client trace id, echoed in the `X-Request-Id` response header and in
+	// `meta.requestId` when it is 1-128 characters of letters, digits and `._:-`;
+	// otherwise a fresh `req_...` id is used.
+	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
+}
+
+// GetImportErrors200JSONResponseBodyStatus defines parameters for GetImportErrors.
+type GetImportErrors200JSONResponseBodyStatus bool
+
+// GetImportResultsParams defines parameters for GetImportResults.
+type GetImportResultsParams struct {
+	// XRequestId Optional client trace id, echoed in the `X-Request-Id` response header and in
+	// `meta.requestId` when it is 1-128 characters of letters, digits and `._:-`;
+	// otherwise a fresh `req_...` id is used.
+	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
+}
+
+// StartImportJSONBody defines parameters for StartImport.
+type StartImportJSONBody struct {
+	Rows int `json:"rows"`
+}
+
+// StartImportParams defines parameters for StartImport.
+type StartImportParams struct {
+	// XRequestId Optional client trace id, echoed in the `X-Request-Id` response header and in
+	// `meta.requestId` when it is 1-128 characters of letters, digits and `._:-`;
+	// otherwise a fresh `req_...` id is used.
+	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
+
+	// IdempotencyKey Makes the POST safe to retry: 1-255 visible ASCII characters (`!` to `~`, no
+	// spaces). The first response is kept 24 hours per (organization, environment, key)
+	// and replayed byte-identically with `Idempotent-Replayed: true`; the same key with a
+	// different method, path or body is 422 `IDEMPOTENCY_KEY_REUSED`; a retry while the
+	// first is running is 409 `REQUEST_IN_PROGRESS`; 5xx answers are not kept. A
+	// malformed key is 400 `VALIDATION_ERROR` (detail field `Idempotency-Key`).
+	// For a multipart upload the body compared is the raw request bytes, so a retry
+	// must resend the same bytes, multipart boundary included.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // GetReportBrandingParams defines parameters for GetReportBranding.
 type GetReportBrandingParams struct {
 	// XRequestId Optional client trace id, echoed in the `X-Request-Id` response header and in
@@ -3138,6 +3366,19 @@ type VerifyReportParams struct {
 	// otherwise a fresh `req_...` id is used.
 	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
 }
+
+// GetDailyResultsParams defines parameters for GetDailyResults.
+type GetDailyResultsParams struct {
+	Days *int `form:"days,omitempty" json:"days,omitempty"`
+
+	// XRequestId Optional client trace id, echoed in the `X-Request-Id` response header and in
+	// `meta.requestId` when it is 1-128 characters of letters, digits and `._:-`;
+	// otherwise a fresh `req_...` id is used.
+	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
+}
+
+// GetDailyResults200JSONResponseBodyStatus defines parameters for GetDailyResults.
+type GetDailyResults200JSONResponseBodyStatus bool
 
 // GetVerificationStatsParams defines parameters for GetVerificationStats.
 type GetVerificationStatsParams struct {
@@ -3291,6 +3532,12 @@ type AddCustomerDocumentJSONRequestBody = DocumentInput
 
 // AddCustomerDocumentMultipartRequestBody defines body for AddCustomerDocument for multipart/form-data ContentType.
 type AddCustomerDocumentMultipartRequestBody = DocumentUpload
+
+// UploadImportMultipartRequestBody defines body for UploadImport for multipart/form-data ContentType.
+type UploadImportMultipartRequestBody UploadImportMultipartBody
+
+// StartImportJSONRequestBody defines body for StartImport for application/json ContentType.
+type StartImportJSONRequestBody StartImportJSONBody
 
 // SetReportBrandingJSONRequestBody defines body for SetReportBranding for application/json ContentType.
 type SetReportBrandingJSONRequestBody SetReportBrandingJSONBody
@@ -4174,6 +4421,128 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/events/{id} (the `GetEvent` operationId).
 	GetEvent(ctx context.Context, id EventId, params *GetEventParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// UploadImportWithBody Upload a CSV file of customers and check every row
+	//
+	// **Scope: `kyc:write`.** `multipart/form-data` with a part `file`: a CSV file
+	// (UTF-8, a byte order mark allowed) of at most 5,000 customers and 8 MiB, whose
+	// first row names the columns (see `GET /api/v1/imports/template.csv`; names match
+	// without regard to case; columns may be left out, except `firstName`, `lastName`
+	// and `phone`). Rows are numbered as a spreadsheet numbers its lines: the header is
+	// row 1, the first customer row 2. Empty cells are absent members; an address is
+	// present when any of its cells is; blank lines are skipped.
+	//
+	// **Nothing is created by this call.** Every row is checked by the rules of
+	// `POST /api/v1/customers` (the same code) and by the duplicate rule: a row whose
+	// `phone`, `email` or `loanId` an existing live customer of this organization and
+	// environment holds, or an earlier row of the same file, is refused with
+	// `DUPLICATE_CUSTOMER` (rows with `relogReason` are exempt, as in the API). Each
+	// problem names its row and column (`GET /api/v1/imports/{id}/errors`); a
+	// misspelt state or LGA carries `suggestions`. The answer is the import, status
+	// `VALIDATED`, with `validRows` (what a start will create) and `problemCount`.
+	//
+	// The same file (same bytes) uploaded again in the same organization and
+	// environment is the same import (200 instead of 201), whatever its state, so a
+	// retried upload never yields a second job; `Idempotency-Key` is supported too.
+	// A file without a usable header is 400 `IMPORT_FILE_INVALID` (`details` names
+	// the columns); more than 5,000 rows is 400 `IMPORT_TOO_MANY_ROWS`; over 8 MiB is
+	// 413 `PAYLOAD_TOO_LARGE`. The rows are kept, encrypted at rest (they hold BVNs),
+	// until the import has created them.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/imports (the `UploadImport` operationId).
+	UploadImportWithBody(ctx context.Context, params *UploadImportParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetImportTemplate The bulk import's CSV template
+	//
+	// **Scope: `kyc:read`.** A CSV file whose first row names every column the bulk
+	// import reads, and one example customer. The columns are the members of
+	// `POST /api/v1/customers`, flat: `firstName`, `lastName`, `phone`, `email`,
+	// `occupation`, `bvn`, `nin`, `passportNumber`, `loanId`, `loanType`, `relogReason`,
+	// then up to five addresses as `address1_label`, `address1_streetNumber`,
+	// `address1_streetName`, `address1_landmark`, `address1_city`, `address1_lga`,
+	// `address1_state`, `address1_country`, `address1_notes` ... `address5_notes`.
+	// Documents are not part of a row: attach them to the customer afterwards.
+	//
+	// Corresponds with GET /api/v1/imports/template.csv (the `GetImportTemplate` operationId).
+	GetImportTemplate(ctx context.Context, params *GetImportTemplateParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetImport An import's status, counts and progress
+	//
+	// **Scope: `kyc:read`.** `status` is `VALIDATED` (checked, not started), `RUNNING`
+	// (creating its valid rows) or `COMPLETED`; `progress` is the share of valid rows
+	// done (created or failed), 0 to 1. Another organization's or environment's import
+	// is 404.
+	//
+	// Corresponds with GET /api/v1/imports/{id} (the `GetImport` operationId).
+	GetImport(ctx context.Context, id ImportId, params *GetImportParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetImportErrors Every problem the check found, by row and column
+	//
+	// **Scope: `kyc:read`.** `data.problems`, sorted by row: `row`, `column` (absent for
+	// a line that could not be read at all), `code` (`VALIDATION_ERROR`,
+	// `DUPLICATE_CUSTOMER` with `existingId` for an existing customer, or
+	// `IMPORT_FILE_INVALID` for a line that is not valid CSV or has the wrong number
+	// of cells), `message` and `suggestions`.
+	//
+	// Corresponds with GET /api/v1/imports/{id}/errors (the `GetImportErrors` operationId).
+	GetImportErrors(ctx context.Context, id ImportId, params *GetImportErrorsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetImportResults The import's results as CSV
+	//
+	// **Scope: `kyc:read`.** One line per row of the file: `row`, `status` (`INVALID`,
+	// `PENDING`, `CREATED`, `FAILED`), `customerId` (created rows) and `error` (the
+	// problems of an invalid row, the reason of a failed one).
+	//
+	// Corresponds with GET /api/v1/imports/{id}/results.csv (the `GetImportResults` operationId).
+	GetImportResults(ctx context.Context, id ImportId, params *GetImportResultsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StartImportWithBody Create the import's valid rows
+	//
+	// **Scope: `kyc:write`.** Body `{"rows": N}`, N the import's `validRows`: each row
+	// created counts as one API request against the organization's daily quota, and
+	// the gateway takes all N from the quota at once, before the request reaches the
+	// customer service. If fewer than N requests remain today, the answer is 429
+	// `QUOTA_EXCEEDED` and nothing is created (split the file, or start tomorrow).
+	// An N other than `validRows` is 422 `IMPORT_ROWS_MISMATCH` and is not charged.
+	//
+	// The answer is 202 with the import `RUNNING` (`COMPLETED` at once when there is
+	// no valid row). A job in the service's database then creates the rows, each in
+	// the transaction that marks it done, so it goes on when the browser is closed,
+	// resumes after a restart of the service, and creates each row exactly once.
+	// Starting a started import again changes nothing and is not charged (200). A row
+	// the rules refuse when it is created (a customer with the same `phone` created
+	// since the check, the sandbox record limit) ends `FAILED` with its reason; it
+	// was charged. Rows with problems are never created. Supports `Idempotency-Key`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/imports/{id}/start (the `StartImport` operationId).
+	StartImportWithBody(ctx context.Context, id ImportId, params *StartImportParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StartImport Create the import's valid rows
+	//
+	// **Scope: `kyc:write`.** Body `{"rows": N}`, N the import's `validRows`: each row
+	// created counts as one API request against the organization's daily quota, and
+	// the gateway takes all N from the quota at once, before the request reaches the
+	// customer service. If fewer than N requests remain today, the answer is 429
+	// `QUOTA_EXCEEDED` and nothing is created (split the file, or start tomorrow).
+	// An N other than `validRows` is 422 `IMPORT_ROWS_MISMATCH` and is not charged.
+	//
+	// The answer is 202 with the import `RUNNING` (`COMPLETED` at once when there is
+	// no valid row). A job in the service's database then creates the rows, each in
+	// the transaction that marks it done, so it goes on when the browser is closed,
+	// resumes after a restart of the service, and creates each row exactly once.
+	// Starting a started import again changes nothing and is not charged (200). A row
+	// the rules refuse when it is created (a customer with the same `phone` created
+	// since the check, the sandbox record limit) ends `FAILED` with its reason; it
+	// was charged. Rows with problems are never created. Supports `Idempotency-Key`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/imports/{id}/start (the `StartImport` operationId).
+	StartImport(ctx context.Context, id ImportId, params *StartImportParams, body StartImportJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetReportBranding Read the organization's report branding (white-labelling)
 	//
 	// **Scope: `kyc:read`.** The branding set for the key's environment, or 404
@@ -4252,6 +4621,21 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/v1/reports/verify/{code} (the `VerifyReport` operationId).
 	VerifyReport(ctx context.Context, code string, params *VerifyReportParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetDailyResults Results per day, for a chart
+	//
+	// **Scope: `kyc:read`.** The last `days` UTC days (default 30, 1 to 90), oldest
+	// first, today included: for each, how many customers of the caller's
+	// organization and environment reached `VERIFIED` and `REJECTED` that day
+	// (their `verificationDate`) and still hold that status; deleted customers are
+	// not counted, and a day without results is there with zeros. Served by the
+	// customer service from its status read model, on an index by tenant and
+	// decision date, so it costs the same at any number of customers (the
+	// dashboard's overview draws it). `GET /api/v1/verification/stats` is
+	// unchanged.
+	//
+	// Corresponds with GET /api/v1/verification/daily (the `GetDailyResults` operationId).
+	GetDailyResults(ctx context.Context, params *GetDailyResultsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetVerificationStats Aggregate verification statistics
 	//
@@ -5118,6 +5502,198 @@ func (c *Client) GetEvent(ctx context.Context, id EventId, params *GetEventParam
 	return c.Client.Do(req)
 }
 
+// UploadImportWithBody Upload a CSV file of customers and check every row
+//
+// **Scope: `kyc:write`.** `multipart/form-data` with a part `file`: a CSV file
+// (UTF-8, a byte order mark allowed) of at most 5,000 customers and 8 MiB, whose
+// first row names the columns (see `GET /api/v1/imports/template.csv`; names match
+// without regard to case; columns may be left out, except `firstName`, `lastName`
+// and `phone`). Rows are numbered as a spreadsheet numbers its lines: the header is
+// row 1, the first customer row 2. Empty cells are absent members; an address is
+// present when any of its cells is; blank lines are skipped.
+//
+// **Nothing is created by this call.** Every row is checked by the rules of
+// `POST /api/v1/customers` (the same code) and by the duplicate rule: a row whose
+// `phone`, `email` or `loanId` an existing live customer of this organization and
+// environment holds, or an earlier row of the same file, is refused with
+// `DUPLICATE_CUSTOMER` (rows with `relogReason` are exempt, as in the API). Each
+// problem names its row and column (`GET /api/v1/imports/{id}/errors`); a
+// misspelt state or LGA carries `suggestions`. The answer is the import, status
+// `VALIDATED`, with `validRows` (what a start will create) and `problemCount`.
+//
+// The same file (same bytes) uploaded again in the same organization and
+// environment is the same import (200 instead of 201), whatever its state, so a
+// retried upload never yields a second job; `Idempotency-Key` is supported too.
+// A file without a usable header is 400 `IMPORT_FILE_INVALID` (`details` names
+// the columns); more than 5,000 rows is 400 `IMPORT_TOO_MANY_ROWS`; over 8 MiB is
+// 413 `PAYLOAD_TOO_LARGE`. The rows are kept, encrypted at rest (they hold BVNs),
+// until the import has created them.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/imports (the `UploadImport` operationId).
+func (c *Client) UploadImportWithBody(ctx context.Context, params *UploadImportParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUploadImportRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetImportTemplate The bulk import's CSV template
+//
+// **Scope: `kyc:read`.** A CSV file whose first row names every column the bulk
+// import reads, and one example customer. The columns are the members of
+// `POST /api/v1/customers`, flat: `firstName`, `lastName`, `phone`, `email`,
+// `occupation`, `bvn`, `nin`, `passportNumber`, `loanId`, `loanType`, `relogReason`,
+// then up to five addresses as `address1_label`, `address1_streetNumber`,
+// `address1_streetName`, `address1_landmark`, `address1_city`, `address1_lga`,
+// `address1_state`, `address1_country`, `address1_notes` ... `address5_notes`.
+// Documents are not part of a row: attach them to the customer afterwards.
+//
+// Corresponds with GET /api/v1/imports/template.csv (the `GetImportTemplate` operationId).
+func (c *Client) GetImportTemplate(ctx context.Context, params *GetImportTemplateParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetImportTemplateRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetImport An import's status, counts and progress
+//
+// **Scope: `kyc:read`.** `status` is `VALIDATED` (checked, not started), `RUNNING`
+// (creating its valid rows) or `COMPLETED`; `progress` is the share of valid rows
+// done (created or failed), 0 to 1. Another organization's or environment's import
+// is 404.
+//
+// Corresponds with GET /api/v1/imports/{id} (the `GetImport` operationId).
+func (c *Client) GetImport(ctx context.Context, id ImportId, params *GetImportParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetImportRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetImportErrors Every problem the check found, by row and column
+//
+// **Scope: `kyc:read`.** `data.problems`, sorted by row: `row`, `column` (absent for
+// a line that could not be read at all), `code` (`VALIDATION_ERROR`,
+// `DUPLICATE_CUSTOMER` with `existingId` for an existing customer, or
+// `IMPORT_FILE_INVALID` for a line that is not valid CSV or has the wrong number
+// of cells), `message` and `suggestions`.
+//
+// Corresponds with GET /api/v1/imports/{id}/errors (the `GetImportErrors` operationId).
+func (c *Client) GetImportErrors(ctx context.Context, id ImportId, params *GetImportErrorsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetImportErrorsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetImportResults The import's results as CSV
+//
+// **Scope: `kyc:read`.** One line per row of the file: `row`, `status` (`INVALID`,
+// `PENDING`, `CREATED`, `FAILED`), `customerId` (created rows) and `error` (the
+// problems of an invalid row, the reason of a failed one).
+//
+// Corresponds with GET /api/v1/imports/{id}/results.csv (the `GetImportResults` operationId).
+func (c *Client) GetImportResults(ctx context.Context, id ImportId, params *GetImportResultsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetImportResultsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StartImportWithBody Create the import's valid rows
+//
+// **Scope: `kyc:write`.** Body `{"rows": N}`, N the import's `validRows`: each row
+// created counts as one API request against the organization's daily quota, and
+// the gateway takes all N from the quota at once, before the request reaches the
+// customer service. If fewer than N requests remain today, the answer is 429
+// `QUOTA_EXCEEDED` and nothing is created (split the file, or start tomorrow).
+// An N other than `validRows` is 422 `IMPORT_ROWS_MISMATCH` and is not charged.
+//
+// The answer is 202 with the import `RUNNING` (`COMPLETED` at once when there is
+// no valid row). A job in the service's database then creates the rows, each in
+// the transaction that marks it done, so it goes on when the browser is closed,
+// resumes after a restart of the service, and creates each row exactly once.
+// Starting a started import again changes nothing and is not charged (200). A row
+// the rules refuse when it is created (a customer with the same `phone` created
+// since the check, the sandbox record limit) ends `FAILED` with its reason; it
+// was charged. Rows with problems are never created. Supports `Idempotency-Key`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/imports/{id}/start (the `StartImport` operationId).
+func (c *Client) StartImportWithBody(ctx context.Context, id ImportId, params *StartImportParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartImportRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StartImport Create the import's valid rows
+//
+// **Scope: `kyc:write`.** Body `{"rows": N}`, N the import's `validRows`: each row
+// created counts as one API request against the organization's daily quota, and
+// the gateway takes all N from the quota at once, before the request reaches the
+// customer service. If fewer than N requests remain today, the answer is 429
+// `QUOTA_EXCEEDED` and nothing is created (split the file, or start tomorrow).
+// An N other than `validRows` is 422 `IMPORT_ROWS_MISMATCH` and is not charged.
+//
+// The answer is 202 with the import `RUNNING` (`COMPLETED` at once when there is
+// no valid row). A job in the service's database then creates the rows, each in
+// the transaction that marks it done, so it goes on when the browser is closed,
+// resumes after a restart of the service, and creates each row exactly once.
+// Starting a started import again changes nothing and is not charged (200). A row
+// the rules refuse when it is created (a customer with the same `phone` created
+// since the check, the sandbox record limit) ends `FAILED` with its reason; it
+// was charged. Rows with problems are never created. Supports `Idempotency-Key`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/imports/{id}/start (the `StartImport` operationId).
+func (c *Client) StartImport(ctx context.Context, id ImportId, params *StartImportParams, body StartImportJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartImportRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetReportBranding Read the organization's report branding (white-labelling)
 //
 // **Scope: `kyc:read`.** The branding set for the key's environment, or 404
@@ -5227,6 +5803,31 @@ func (c *Client) SetReportBranding(ctx context.Context, params *SetReportBrandin
 // Corresponds with GET /api/v1/reports/verify/{code} (the `VerifyReport` operationId).
 func (c *Client) VerifyReport(ctx context.Context, code string, params *VerifyReportParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewVerifyReportRequest(c.Server, code, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetDailyResults Results per day, for a chart
+//
+// **Scope: `kyc:read`.** The last `days` UTC days (default 30, 1 to 90), oldest
+// first, today included: for each, how many customers of the caller's
+// organization and environment reached `VERIFIED` and `REJECTED` that day
+// (their `verificationDate`) and still hold that status; deleted customers are
+// not counted, and a day without results is there with zeros. Served by the
+// customer service from its status read model, on an index by tenant and
+// decision date, so it costs the same at any number of customers (the
+// dashboard's overview draws it). `GET /api/v1/verification/stats` is
+// unchanged.
+//
+// Corresponds with GET /api/v1/verification/daily (the `GetDailyResults` operationId).
+func (c *Client) GetDailyResults(ctx context.Context, params *GetDailyResultsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDailyResultsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -6498,6 +7099,323 @@ func NewGetEventRequest(server string, id EventId, params *GetEventParams) (*htt
 	return req, nil
 }
 
+// NewUploadImportRequestWithBody constructs an http.Request for the UploadImport method, with any body, and a specified content type
+func NewUploadImportRequestWithBody(server string, params *UploadImportParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/imports")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetImportTemplateRequest constructs an http.Request for the GetImportTemplate method
+func NewGetImportTemplateRequest(server string, params *GetImportTemplateParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/imports/template.csv")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetImportRequest constructs an http.Request for the GetImport method
+func NewGetImportRequest(server string, id ImportId, params *GetImportParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/imports/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetImportErrorsRequest constructs an http.Request for the GetImportErrors method
+func NewGetImportErrorsRequest(server string, id ImportId, params *GetImportErrorsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/imports/%s/errors", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetImportResultsRequest constructs an http.Request for the GetImportResults method
+func NewGetImportResultsRequest(server string, id ImportId, params *GetImportResultsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/imports/%s/results.csv", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewStartImportRequest calls the generic StartImport builder with application/json body
+func NewStartImportRequest(server string, id ImportId, params *StartImportParams, body StartImportJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewStartImportRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewStartImportRequestWithBody constructs an http.Request for the StartImport method, with any body, and a specified content type
+func NewStartImportRequestWithBody(server string, id ImportId, params *StartImportParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/imports/%s/start", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetReportBrandingRequest constructs an http.Request for the GetReportBranding method
 func NewGetReportBrandingRequest(server string, params *GetReportBrandingParams) (*http.Request, error) {
 	var err error
@@ -6619,6 +7537,75 @@ func NewVerifyReportRequest(server string, code string, params *VerifyReportPara
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetDailyResultsRequest constructs an http.Request for the GetDailyResults method
+func NewGetDailyResultsRequest(server string, params *GetDailyResultsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/verification/daily")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Days != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "days", *params.Days, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -7985,6 +8972,136 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/events/{id} (the `GetEvent` operationId).
 	GetEventWithResponse(ctx context.Context, id EventId, params *GetEventParams, reqEditors ...RequestEditorFn) (*GetEventResponse, error)
 
+	// UploadImportWithBodyWithResponse Upload a CSV file of customers and check every row
+	//
+	// **Scope: `kyc:write`.** `multipart/form-data` with a part `file`: a CSV file
+	// (UTF-8, a byte order mark allowed) of at most 5,000 customers and 8 MiB, whose
+	// first row names the columns (see `GET /api/v1/imports/template.csv`; names match
+	// without regard to case; columns may be left out, except `firstName`, `lastName`
+	// and `phone`). Rows are numbered as a spreadsheet numbers its lines: the header is
+	// row 1, the first customer row 2. Empty cells are absent members; an address is
+	// present when any of its cells is; blank lines are skipped.
+	//
+	// **Nothing is created by this call.** Every row is checked by the rules of
+	// `POST /api/v1/customers` (the same code) and by the duplicate rule: a row whose
+	// `phone`, `email` or `loanId` an existing live customer of this organization and
+	// environment holds, or an earlier row of the same file, is refused with
+	// `DUPLICATE_CUSTOMER` (rows with `relogReason` are exempt, as in the API). Each
+	// problem names its row and column (`GET /api/v1/imports/{id}/errors`); a
+	// misspelt state or LGA carries `suggestions`. The answer is the import, status
+	// `VALIDATED`, with `validRows` (what a start will create) and `problemCount`.
+	//
+	// The same file (same bytes) uploaded again in the same organization and
+	// environment is the same import (200 instead of 201), whatever its state, so a
+	// retried upload never yields a second job; `Idempotency-Key` is supported too.
+	// A file without a usable header is 400 `IMPORT_FILE_INVALID` (`details` names
+	// the columns); more than 5,000 rows is 400 `IMPORT_TOO_MANY_ROWS`; over 8 MiB is
+	// 413 `PAYLOAD_TOO_LARGE`. The rows are kept, encrypted at rest (they hold BVNs),
+	// until the import has created them.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/imports (the `UploadImport` operationId).
+	UploadImportWithBodyWithResponse(ctx context.Context, params *UploadImportParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadImportResponse, error)
+
+	// GetImportTemplateWithResponse The bulk import's CSV template
+	//
+	// **Scope: `kyc:read`.** A CSV file whose first row names every column the bulk
+	// import reads, and one example customer. The columns are the members of
+	// `POST /api/v1/customers`, flat: `firstName`, `lastName`, `phone`, `email`,
+	// `occupation`, `bvn`, `nin`, `passportNumber`, `loanId`, `loanType`, `relogReason`,
+	// then up to five addresses as `address1_label`, `address1_streetNumber`,
+	// `address1_streetName`, `address1_landmark`, `address1_city`, `address1_lga`,
+	// `address1_state`, `address1_country`, `address1_notes` ... `address5_notes`.
+	// Documents are not part of a row: attach them to the customer afterwards.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/imports/template.csv (the `GetImportTemplate` operationId).
+	GetImportTemplateWithResponse(ctx context.Context, params *GetImportTemplateParams, reqEditors ...RequestEditorFn) (*GetImportTemplateResponse, error)
+
+	// GetImportWithResponse An import's status, counts and progress
+	//
+	// **Scope: `kyc:read`.** `status` is `VALIDATED` (checked, not started), `RUNNING`
+	// (creating its valid rows) or `COMPLETED`; `progress` is the share of valid rows
+	// done (created or failed), 0 to 1. Another organization's or environment's import
+	// is 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/imports/{id} (the `GetImport` operationId).
+	GetImportWithResponse(ctx context.Context, id ImportId, params *GetImportParams, reqEditors ...RequestEditorFn) (*GetImportResponse, error)
+
+	// GetImportErrorsWithResponse Every problem the check found, by row and column
+	//
+	// **Scope: `kyc:read`.** `data.problems`, sorted by row: `row`, `column` (absent for
+	// a line that could not be read at all), `code` (`VALIDATION_ERROR`,
+	// `DUPLICATE_CUSTOMER` with `existingId` for an existing customer, or
+	// `IMPORT_FILE_INVALID` for a line that is not valid CSV or has the wrong number
+	// of cells), `message` and `suggestions`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/imports/{id}/errors (the `GetImportErrors` operationId).
+	GetImportErrorsWithResponse(ctx context.Context, id ImportId, params *GetImportErrorsParams, reqEditors ...RequestEditorFn) (*GetImportErrorsResponse, error)
+
+	// GetImportResultsWithResponse The import's results as CSV
+	//
+	// **Scope: `kyc:read`.** One line per row of the file: `row`, `status` (`INVALID`,
+	// `PENDING`, `CREATED`, `FAILED`), `customerId` (created rows) and `error` (the
+	// problems of an invalid row, the reason of a failed one).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/imports/{id}/results.csv (the `GetImportResults` operationId).
+	GetImportResultsWithResponse(ctx context.Context, id ImportId, params *GetImportResultsParams, reqEditors ...RequestEditorFn) (*GetImportResultsResponse, error)
+
+	// StartImportWithBodyWithResponse Create the import's valid rows
+	//
+	// **Scope: `kyc:write`.** Body `{"rows": N}`, N the import's `validRows`: each row
+	// created counts as one API request against the organization's daily quota, and
+	// the gateway takes all N from the quota at once, before the request reaches the
+	// customer service. If fewer than N requests remain today, the answer is 429
+	// `QUOTA_EXCEEDED` and nothing is created (split the file, or start tomorrow).
+	// An N other than `validRows` is 422 `IMPORT_ROWS_MISMATCH` and is not charged.
+	//
+	// The answer is 202 with the import `RUNNING` (`COMPLETED` at once when there is
+	// no valid row). A job in the service's database then creates the rows, each in
+	// the transaction that marks it done, so it goes on when the browser is closed,
+	// resumes after a restart of the service, and creates each row exactly once.
+	// Starting a started import again changes nothing and is not charged (200). A row
+	// the rules refuse when it is created (a customer with the same `phone` created
+	// since the check, the sandbox record limit) ends `FAILED` with its reason; it
+	// was charged. Rows with problems are never created. Supports `Idempotency-Key`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/imports/{id}/start (the `StartImport` operationId).
+	StartImportWithBodyWithResponse(ctx context.Context, id ImportId, params *StartImportParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartImportResponse, error)
+
+	// StartImportWithResponse Create the import's valid rows
+	//
+	// **Scope: `kyc:write`.** Body `{"rows": N}`, N the import's `validRows`: each row
+	// created counts as one API request against the organization's daily quota, and
+	// the gateway takes all N from the quota at once, before the request reaches the
+	// customer service. If fewer than N requests remain today, the answer is 429
+	// `QUOTA_EXCEEDED` and nothing is created (split the file, or start tomorrow).
+	// An N other than `validRows` is 422 `IMPORT_ROWS_MISMATCH` and is not charged.
+	//
+	// The answer is 202 with the import `RUNNING` (`COMPLETED` at once when there is
+	// no valid row). A job in the service's database then creates the rows, each in
+	// the transaction that marks it done, so it goes on when the browser is closed,
+	// resumes after a restart of the service, and creates each row exactly once.
+	// Starting a started import again changes nothing and is not charged (200). A row
+	// the rules refuse when it is created (a customer with the same `phone` created
+	// since the check, the sandbox record limit) ends `FAILED` with its reason; it
+	// was charged. Rows with problems are never created. Supports `Idempotency-Key`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/imports/{id}/start (the `StartImport` operationId).
+	StartImportWithResponse(ctx context.Context, id ImportId, params *StartImportParams, body StartImportJSONRequestBody, reqEditors ...RequestEditorFn) (*StartImportResponse, error)
+
 	// GetReportBrandingWithResponse Read the organization's report branding (white-labelling)
 	//
 	// **Scope: `kyc:read`.** The branding set for the key's environment, or 404
@@ -8067,6 +9184,23 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/reports/verify/{code} (the `VerifyReport` operationId).
 	VerifyReportWithResponse(ctx context.Context, code string, params *VerifyReportParams, reqEditors ...RequestEditorFn) (*VerifyReportResponse, error)
+
+	// GetDailyResultsWithResponse Results per day, for a chart
+	//
+	// **Scope: `kyc:read`.** The last `days` UTC days (default 30, 1 to 90), oldest
+	// first, today included: for each, how many customers of the caller's
+	// organization and environment reached `VERIFIED` and `REJECTED` that day
+	// (their `verificationDate`) and still hold that status; deleted customers are
+	// not counted, and a day without results is there with zeros. Served by the
+	// customer service from its status read model, on an index by tenant and
+	// decision date, so it costs the same at any number of customers (the
+	// dashboard's overview draws it). `GET /api/v1/verification/stats` is
+	// unchanged.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/verification/daily (the `GetDailyResults` operationId).
+	GetDailyResultsWithResponse(ctx context.Context, params *GetDailyResultsParams, reqEditors ...RequestEditorFn) (*GetDailyResultsResponse, error)
 
 	// GetVerificationStatsWithResponse Aggregate verification statistics
 	//
@@ -10569,6 +11703,656 @@ func (r GetEventResponse) ContentType() string {
 	return ""
 }
 
+// UploadImportResponse400Headers the declared response headers of an HTTP 400 response for UploadImport
+type UploadImportResponse400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// UploadImportResponse401Headers the declared response headers of an HTTP 401 response for UploadImport
+type UploadImportResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// UploadImportResponse403Headers the declared response headers of an HTTP 403 response for UploadImport
+type UploadImportResponse403Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// UploadImportResponse413Headers the declared response headers of an HTTP 413 response for UploadImport
+type UploadImportResponse413Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// UploadImportResponse415Headers the declared response headers of an HTTP 415 response for UploadImport
+type UploadImportResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// UploadImportResponse429Headers the declared response headers of an HTTP 429 response for UploadImport
+type UploadImportResponse429Headers struct {
+	RateLimitLimit      *int
+	RateLimitRemaining  *int
+	RateLimitReset      *int
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestId          *string
+}
+
+// UploadImportResponse503Headers the declared response headers of an HTTP 503 response for UploadImport
+type UploadImportResponse503Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+type UploadImportResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ImportEnvelope
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *ImportEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ValidationError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QuotaExceeded
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *UploadImportResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *UploadImportResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *UploadImportResponse403Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *UploadImportResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *UploadImportResponse415Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UploadImportResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UploadImportResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UploadImportResponse) GetJSON200() *ImportEnvelope {
+	return r.JSON200
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r UploadImportResponse) GetJSON201() *ImportEnvelope {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UploadImportResponse) GetJSON400() *ValidationError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UploadImportResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UploadImportResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UploadImportResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UploadImportResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UploadImportResponse) GetJSON429() *QuotaExceeded {
+	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UploadImportResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r UploadImportResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UploadImportResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UploadImportResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// Bytes is a convenience method to retrieve the raw bytes from the HTTP response
+func (r UploadImportResponse) Bytes() []byte {
+	return r.Body
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UploadImportResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetImportTemplateResponse401Headers the declared response headers of an HTTP 401 response for GetImportTemplate
+type GetImportTemplateResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetImportTemplateResponse429Headers the declared response headers of an HTTP 429 response for GetImportTemplate
+type GetImportTemplateResponse429Headers struct {
+	RateLimitLimit      *int
+	RateLimitRemaining  *int
+	RateLimitReset      *int
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestId          *string
+}
+
+type GetImportTemplateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QuotaExceeded
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetImportTemplateResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetImportTemplateResponse429Headers
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetImportTemplateResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetImportTemplateResponse) GetJSON429() *QuotaExceeded {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r GetImportTemplateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetImportTemplateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetImportTemplateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// Bytes is a convenience method to retrieve the raw bytes from the HTTP response
+func (r GetImportTemplateResponse) Bytes() []byte {
+	return r.Body
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetImportTemplateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetImportResponse401Headers the declared response headers of an HTTP 401 response for GetImport
+type GetImportResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetImportResponse404Headers the declared response headers of an HTTP 404 response for GetImport
+type GetImportResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetImportResponse429Headers the declared response headers of an HTTP 429 response for GetImport
+type GetImportResponse429Headers struct {
+	RateLimitLimit      *int
+	RateLimitRemaining  *int
+	RateLimitReset      *int
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestId          *string
+}
+
+type GetImportResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ImportEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QuotaExceeded
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetImportResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetImportResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetImportResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetImportResponse) GetJSON200() *ImportEnvelope {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetImportResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetImportResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetImportResponse) GetJSON429() *QuotaExceeded {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r GetImportResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetImportResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetImportResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// Bytes is a convenience method to retrieve the raw bytes from the HTTP response
+func (r GetImportResponse) Bytes() []byte {
+	return r.Body
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetImportResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetImportErrorsResponse401Headers the declared response headers of an HTTP 401 response for GetImportErrors
+type GetImportErrorsResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetImportErrorsResponse404Headers the declared response headers of an HTTP 404 response for GetImportErrors
+type GetImportErrorsResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+type GetImportErrorsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data struct {
+			Problems *[]ImportProblem `json:"problems,omitempty"`
+		} `json:"data"`
+
+		// Message Human-readable summary of what happened.
+		Message string `json:"message"`
+
+		// Meta Carried by every envelope, success or failure.
+		Meta   Meta                                     `json:"meta"`
+		Status GetImportErrors200JSONResponseBodyStatus `json:"status"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetImportErrorsResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetImportErrorsResponse404Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetImportErrorsResponse) GetJSON200() *struct {
+	Data struct {
+		Problems *[]ImportProblem `json:"problems,omitempty"`
+	} `json:"data"`
+
+	// Message Human-readable summary of what happened.
+	Message string `json:"message"`
+
+	// Meta Carried by every envelope, success or failure.
+	Meta   Meta                                     `json:"meta"`
+	Status GetImportErrors200JSONResponseBodyStatus `json:"status"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetImportErrorsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetImportErrorsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r GetImportErrorsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetImportErrorsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetImportErrorsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// Bytes is a convenience method to retrieve the raw bytes from the HTTP response
+func (r GetImportErrorsResponse) Bytes() []byte {
+	return r.Body
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetImportErrorsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetImportResultsResponse401Headers the declared response headers of an HTTP 401 response for GetImportResults
+type GetImportResultsResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetImportResultsResponse404Headers the declared response headers of an HTTP 404 response for GetImportResults
+type GetImportResultsResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+type GetImportResultsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetImportResultsResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetImportResultsResponse404Headers
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetImportResultsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetImportResultsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r GetImportResultsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetImportResultsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetImportResultsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// Bytes is a convenience method to retrieve the raw bytes from the HTTP response
+func (r GetImportResultsResponse) Bytes() []byte {
+	return r.Body
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetImportResultsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// StartImportResponse400Headers the declared response headers of an HTTP 400 response for StartImport
+type StartImportResponse400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// StartImportResponse401Headers the declared response headers of an HTTP 401 response for StartImport
+type StartImportResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// StartImportResponse404Headers the declared response headers of an HTTP 404 response for StartImport
+type StartImportResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// StartImportResponse429Headers the declared response headers of an HTTP 429 response for StartImport
+type StartImportResponse429Headers struct {
+	RateLimitLimit      *int
+	RateLimitRemaining  *int
+	RateLimitReset      *int
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestId          *string
+}
+
+type StartImportResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ImportEnvelope
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *ImportEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ValidationError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QuotaExceeded
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *StartImportResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *StartImportResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *StartImportResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *StartImportResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r StartImportResponse) GetJSON200() *ImportEnvelope {
+	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r StartImportResponse) GetJSON202() *ImportEnvelope {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r StartImportResponse) GetJSON400() *ValidationError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r StartImportResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r StartImportResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r StartImportResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r StartImportResponse) GetJSON429() *QuotaExceeded {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r StartImportResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StartImportResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StartImportResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// Bytes is a convenience method to retrieve the raw bytes from the HTTP response
+func (r StartImportResponse) Bytes() []byte {
+	return r.Body
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StartImportResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetReportBrandingResponse401Headers the declared response headers of an HTTP 401 response for GetReportBranding
 type GetReportBrandingResponse401Headers struct {
 	WWWAuthenticate *string
@@ -11051,6 +12835,135 @@ func (r VerifyReportResponse) Bytes() []byte {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r VerifyReportResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetDailyResultsResponse400Headers the declared response headers of an HTTP 400 response for GetDailyResults
+type GetDailyResultsResponse400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetDailyResultsResponse401Headers the declared response headers of an HTTP 401 response for GetDailyResults
+type GetDailyResultsResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetDailyResultsResponse429Headers the declared response headers of an HTTP 429 response for GetDailyResults
+type GetDailyResultsResponse429Headers struct {
+	RateLimitLimit      *int
+	RateLimitRemaining  *int
+	RateLimitReset      *int
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestId          *string
+}
+
+type GetDailyResultsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data struct {
+			Days *[]struct {
+				Date     openapi_types.Date `json:"date"`
+				Rejected int                `json:"rejected"`
+				Verified int                `json:"verified"`
+			} `json:"days,omitempty"`
+		} `json:"data"`
+
+		// Message Human-readable summary of what happened.
+		Message string `json:"message"`
+
+		// Meta Carried by every envelope, success or failure.
+		Meta   Meta                                     `json:"meta"`
+		Status GetDailyResults200JSONResponseBodyStatus `json:"status"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ValidationError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QuotaExceeded
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetDailyResultsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetDailyResultsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDailyResultsResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetDailyResultsResponse) GetJSON200() *struct {
+	Data struct {
+		Days *[]struct {
+			Date     openapi_types.Date `json:"date"`
+			Rejected int                `json:"rejected"`
+			Verified int                `json:"verified"`
+		} `json:"days,omitempty"`
+	} `json:"data"`
+
+	// Message Human-readable summary of what happened.
+	Message string `json:"message"`
+
+	// Meta Carried by every envelope, success or failure.
+	Meta   Meta                                     `json:"meta"`
+	Status GetDailyResults200JSONResponseBodyStatus `json:"status"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetDailyResultsResponse) GetJSON400() *ValidationError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetDailyResultsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetDailyResultsResponse) GetJSON429() *QuotaExceeded {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r GetDailyResultsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetDailyResultsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetDailyResultsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// Bytes is a convenience method to retrieve the raw bytes from the HTTP response
+func (r GetDailyResultsResponse) Bytes() []byte {
+	return r.Body
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetDailyResultsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -13803,6 +15716,178 @@ func (c *ClientWithResponses) GetEventWithResponse(ctx context.Context, id Event
 	return ParseGetEventResponse(rsp)
 }
 
+// UploadImportWithBodyWithResponse Upload a CSV file of customers and check every row
+//
+// **Scope: `kyc:write`.** `multipart/form-data` with a part `file`: a CSV file
+// (UTF-8, a byte order mark allowed) of at most 5,000 customers and 8 MiB, whose
+// first row names the columns (see `GET /api/v1/imports/template.csv`; names match
+// without regard to case; columns may be left out, except `firstName`, `lastName`
+// and `phone`). Rows are numbered as a spreadsheet numbers its lines: the header is
+// row 1, the first customer row 2. Empty cells are absent members; an address is
+// present when any of its cells is; blank lines are skipped.
+//
+// **Nothing is created by this call.** Every row is checked by the rules of
+// `POST /api/v1/customers` (the same code) and by the duplicate rule: a row whose
+// `phone`, `email` or `loanId` an existing live customer of this organization and
+// environment holds, or an earlier row of the same file, is refused with
+// `DUPLICATE_CUSTOMER` (rows with `relogReason` are exempt, as in the API). Each
+// problem names its row and column (`GET /api/v1/imports/{id}/errors`); a
+// misspelt state or LGA carries `suggestions`. The answer is the import, status
+// `VALIDATED`, with `validRows` (what a start will create) and `problemCount`.
+//
+// The same file (same bytes) uploaded again in the same organization and
+// environment is the same import (200 instead of 201), whatever its state, so a
+// retried upload never yields a second job; `Idempotency-Key` is supported too.
+// A file without a usable header is 400 `IMPORT_FILE_INVALID` (`details` names
+// the columns); more than 5,000 rows is 400 `IMPORT_TOO_MANY_ROWS`; over 8 MiB is
+// 413 `PAYLOAD_TOO_LARGE`. The rows are kept, encrypted at rest (they hold BVNs),
+// until the import has created them.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/imports (the `UploadImport` operationId).
+func (c *ClientWithResponses) UploadImportWithBodyWithResponse(ctx context.Context, params *UploadImportParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadImportResponse, error) {
+	rsp, err := c.UploadImportWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUploadImportResponse(rsp)
+}
+
+// GetImportTemplateWithResponse The bulk import's CSV template
+//
+// **Scope: `kyc:read`.** A CSV file whose first row names every column the bulk
+// import reads, and one example customer. The columns are the members of
+// `POST /api/v1/customers`, flat: `firstName`, `lastName`, `phone`, `email`,
+// `occupation`, `bvn`, `nin`, `passportNumber`, `loanId`, `loanType`, `relogReason`,
+// then up to five addresses as `address1_label`, `address1_streetNumber`,
+// `address1_streetName`, `address1_landmark`, `address1_city`, `address1_lga`,
+// `address1_state`, `address1_country`, `address1_notes` ... `address5_notes`.
+// Documents are not part of a row: attach them to the customer afterwards.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/imports/template.csv (the `GetImportTemplate` operationId).
+func (c *ClientWithResponses) GetImportTemplateWithResponse(ctx context.Context, params *GetImportTemplateParams, reqEditors ...RequestEditorFn) (*GetImportTemplateResponse, error) {
+	rsp, err := c.GetImportTemplate(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetImportTemplateResponse(rsp)
+}
+
+// GetImportWithResponse An import's status, counts and progress
+//
+// **Scope: `kyc:read`.** `status` is `VALIDATED` (checked, not started), `RUNNING`
+// (creating its valid rows) or `COMPLETED`; `progress` is the share of valid rows
+// done (created or failed), 0 to 1. Another organization's or environment's import
+// is 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/imports/{id} (the `GetImport` operationId).
+func (c *ClientWithResponses) GetImportWithResponse(ctx context.Context, id ImportId, params *GetImportParams, reqEditors ...RequestEditorFn) (*GetImportResponse, error) {
+	rsp, err := c.GetImport(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetImportResponse(rsp)
+}
+
+// GetImportErrorsWithResponse Every problem the check found, by row and column
+//
+// **Scope: `kyc:read`.** `data.problems`, sorted by row: `row`, `column` (absent for
+// a line that could not be read at all), `code` (`VALIDATION_ERROR`,
+// `DUPLICATE_CUSTOMER` with `existingId` for an existing customer, or
+// `IMPORT_FILE_INVALID` for a line that is not valid CSV or has the wrong number
+// of cells), `message` and `suggestions`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/imports/{id}/errors (the `GetImportErrors` operationId).
+func (c *ClientWithResponses) GetImportErrorsWithResponse(ctx context.Context, id ImportId, params *GetImportErrorsParams, reqEditors ...RequestEditorFn) (*GetImportErrorsResponse, error) {
+	rsp, err := c.GetImportErrors(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetImportErrorsResponse(rsp)
+}
+
+// GetImportResultsWithResponse The import's results as CSV
+//
+// **Scope: `kyc:read`.** One line per row of the file: `row`, `status` (`INVALID`,
+// `PENDING`, `CREATED`, `FAILED`), `customerId` (created rows) and `error` (the
+// problems of an invalid row, the reason of a failed one).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/imports/{id}/results.csv (the `GetImportResults` operationId).
+func (c *ClientWithResponses) GetImportResultsWithResponse(ctx context.Context, id ImportId, params *GetImportResultsParams, reqEditors ...RequestEditorFn) (*GetImportResultsResponse, error) {
+	rsp, err := c.GetImportResults(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetImportResultsResponse(rsp)
+}
+
+// StartImportWithBodyWithResponse Create the import's valid rows
+//
+// **Scope: `kyc:write`.** Body `{"rows": N}`, N the import's `validRows`: each row
+// created counts as one API request against the organization's daily quota, and
+// the gateway takes all N from the quota at once, before the request reaches the
+// customer service. If fewer than N requests remain today, the answer is 429
+// `QUOTA_EXCEEDED` and nothing is created (split the file, or start tomorrow).
+// An N other than `validRows` is 422 `IMPORT_ROWS_MISMATCH` and is not charged.
+//
+// The answer is 202 with the import `RUNNING` (`COMPLETED` at once when there is
+// no valid row). A job in the service's database then creates the rows, each in
+// the transaction that marks it done, so it goes on when the browser is closed,
+// resumes after a restart of the service, and creates each row exactly once.
+// Starting a started import again changes nothing and is not charged (200). A row
+// the rules refuse when it is created (a customer with the same `phone` created
+// since the check, the sandbox record limit) ends `FAILED` with its reason; it
+// was charged. Rows with problems are never created. Supports `Idempotency-Key`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/imports/{id}/start (the `StartImport` operationId).
+func (c *ClientWithResponses) StartImportWithBodyWithResponse(ctx context.Context, id ImportId, params *StartImportParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartImportResponse, error) {
+	rsp, err := c.StartImportWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStartImportResponse(rsp)
+}
+
+// StartImportWithResponse Create the import's valid rows
+//
+// **Scope: `kyc:write`.** Body `{"rows": N}`, N the import's `validRows`: each row
+// created counts as one API request against the organization's daily quota, and
+// the gateway takes all N from the quota at once, before the request reaches the
+// customer service. If fewer than N requests remain today, the answer is 429
+// `QUOTA_EXCEEDED` and nothing is created (split the file, or start tomorrow).
+// An N other than `validRows` is 422 `IMPORT_ROWS_MISMATCH` and is not charged.
+//
+// The answer is 202 with the import `RUNNING` (`COMPLETED` at once when there is
+// no valid row). A job in the service's database then creates the rows, each in
+// the transaction that marks it done, so it goes on when the browser is closed,
+// resumes after a restart of the service, and creates each row exactly once.
+// Starting a started import again changes nothing and is not charged (200). A row
+// the rules refuse when it is created (a customer with the same `phone` created
+// since the check, the sandbox record limit) ends `FAILED` with its reason; it
+// was charged. Rows with problems are never created. Supports `Idempotency-Key`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/imports/{id}/start (the `StartImport` operationId).
+func (c *ClientWithResponses) StartImportWithResponse(ctx context.Context, id ImportId, params *StartImportParams, body StartImportJSONRequestBody, reqEditors ...RequestEditorFn) (*StartImportResponse, error) {
+	rsp, err := c.StartImport(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStartImportResponse(rsp)
+}
+
 // GetReportBrandingWithResponse Read the organization's report branding (white-labelling)
 //
 // **Scope: `kyc:read`.** The branding set for the key's environment, or 404
@@ -13908,6 +15993,29 @@ func (c *ClientWithResponses) VerifyReportWithResponse(ctx context.Context, code
 		return nil, err
 	}
 	return ParseVerifyReportResponse(rsp)
+}
+
+// GetDailyResultsWithResponse Results per day, for a chart
+//
+// **Scope: `kyc:read`.** The last `days` UTC days (default 30, 1 to 90), oldest
+// first, today included: for each, how many customers of the caller's
+// organization and environment reached `VERIFIED` and `REJECTED` that day
+// (their `verificationDate`) and still hold that status; deleted customers are
+// not counted, and a day without results is there with zeros. Served by the
+// customer service from its status read model, on an index by tenant and
+// decision date, so it costs the same at any number of customers (the
+// dashboard's overview draws it). `GET /api/v1/verification/stats` is
+// unchanged.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/verification/daily (the `GetDailyResults` operationId).
+func (c *ClientWithResponses) GetDailyResultsWithResponse(ctx context.Context, params *GetDailyResultsParams, reqEditors ...RequestEditorFn) (*GetDailyResultsResponse, error) {
+	rsp, err := c.GetDailyResults(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetDailyResultsResponse(rsp)
 }
 
 // GetVerificationStatsWithResponse Aggregate verification statistics
@@ -18523,6 +20631,993 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 	return response, nil
 }
 
+// ParseUploadImportResponse parses an HTTP response from a UploadImportWithResponse call
+func ParseUploadImportResponse(rsp *http.Response) (*UploadImportResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UploadImportResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ImportEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest ImportEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QuotaExceeded
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers UploadImportResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers UploadImportResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers UploadImportResponse403Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 413:
+		var headers UploadImportResponse413Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers UploadImportResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 429:
+		var headers UploadImportResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UploadImportResponse503Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetImportTemplateResponse parses an HTTP response from a GetImportTemplateWithResponse call
+func ParseGetImportTemplateResponse(rsp *http.Response) (*GetImportTemplateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetImportTemplateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QuotaExceeded
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers GetImportTemplateResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetImportTemplateResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetImportResponse parses an HTTP response from a GetImportWithResponse call
+func ParseGetImportResponse(rsp *http.Response) (*GetImportResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetImportResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ImportEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QuotaExceeded
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers GetImportResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetImportResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetImportResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetImportErrorsResponse parses an HTTP response from a GetImportErrorsWithResponse call
+func ParseGetImportErrorsResponse(rsp *http.Response) (*GetImportErrorsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetImportErrorsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data struct {
+				Problems *[]ImportProblem `json:"problems,omitempty"`
+			} `json:"data"`
+
+			// Message Human-readable summary of what happened.
+			Message string `json:"message"`
+
+			// Meta Carried by every envelope, success or failure.
+			Meta   Meta                                     `json:"meta"`
+			Status GetImportErrors200JSONResponseBodyStatus `json:"status"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers GetImportErrorsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetImportErrorsResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetImportResultsResponse parses an HTTP response from a GetImportResultsWithResponse call
+func ParseGetImportResultsResponse(rsp *http.Response) (*GetImportResultsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetImportResultsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers GetImportResultsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetImportResultsResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseStartImportResponse parses an HTTP response from a StartImportWithResponse call
+func ParseStartImportResponse(rsp *http.Response) (*StartImportResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StartImportResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ImportEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest ImportEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QuotaExceeded
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers StartImportResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers StartImportResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers StartImportResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers StartImportResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetReportBrandingResponse parses an HTTP response from a GetReportBrandingWithResponse call
 func ParseGetReportBrandingResponse(rsp *http.Response) (*GetReportBrandingResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -19259,6 +22354,178 @@ func ParseVerifyReportResponse(rsp *http.Response) (*VerifyReportResponse, error
 			headers.XRequestId = &value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetDailyResultsResponse parses an HTTP response from a GetDailyResultsWithResponse call
+func ParseGetDailyResultsResponse(rsp *http.Response) (*GetDailyResultsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetDailyResultsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data struct {
+				Days *[]struct {
+					Date     openapi_types.Date `json:"date"`
+					Rejected int                `json:"rejected"`
+					Verified int                `json:"verified"`
+				} `json:"days,omitempty"`
+			} `json:"data"`
+
+			// Message Human-readable summary of what happened.
+			Message string `json:"message"`
+
+			// Meta Carried by every envelope, success or failure.
+			Meta   Meta                                     `json:"meta"`
+			Status GetDailyResults200JSONResponseBodyStatus `json:"status"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QuotaExceeded
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers GetDailyResultsResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetDailyResultsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetDailyResultsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil

@@ -407,6 +407,207 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/imports/template.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The bulk import's CSV template
+         * @description **Scope: `kyc:read`.** A CSV file whose first row names every column the bulk
+         *     import reads, and one example customer. The columns are the members of
+         *     `POST /api/v1/customers`, flat: `firstName`, `lastName`, `phone`, `email`,
+         *     `occupation`, `bvn`, `nin`, `passportNumber`, `loanId`, `loanType`, `relogReason`,
+         *     then up to five addresses as `address1_label`, `address1_streetNumber`,
+         *     `address1_streetName`, `address1_landmark`, `address1_city`, `address1_lga`,
+         *     `address1_state`, `address1_country`, `address1_notes` ... `address5_notes`.
+         *     Documents are not part of a row: attach them to the customer afterwards.
+         */
+        get: operations["getImportTemplate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a CSV file of customers and check every row
+         * @description **Scope: `kyc:write`.** `multipart/form-data` with a part `file`: a CSV file
+         *     (UTF-8, a byte order mark allowed) of at most 5,000 customers and 8 MiB, whose
+         *     first row names the columns (see `GET /api/v1/imports/template.csv`; names match
+         *     without regard to case; columns may be left out, except `firstName`, `lastName`
+         *     and `phone`). Rows are numbered as a spreadsheet numbers its lines: the header is
+         *     row 1, the first customer row 2. Empty cells are absent members; an address is
+         *     present when any of its cells is; blank lines are skipped.
+         *
+         *     **Nothing is created by this call.** Every row is checked by the rules of
+         *     `POST /api/v1/customers` (the same code) and by the duplicate rule: a row whose
+         *     `phone`, `email` or `loanId` an existing live customer of this organization and
+         *     environment holds, or an earlier row of the same file, is refused with
+         *     `DUPLICATE_CUSTOMER` (rows with `relogReason` are exempt, as in the API). Each
+         *     problem names its row and column (`GET /api/v1/imports/{id}/errors`); a
+         *     misspelt state or LGA carries `suggestions`. The answer is the import, status
+         *     `VALIDATED`, with `validRows` (what a start will create) and `problemCount`.
+         *
+         *     The same file (same bytes) uploaded again in the same organization and
+         *     environment is the same import (200 instead of 201), whatever its state, so a
+         *     retried upload never yields a second job; `Idempotency-Key` is supported too.
+         *     A file without a usable header is 400 `IMPORT_FILE_INVALID` (`details` names
+         *     the columns); more than 5,000 rows is 400 `IMPORT_TOO_MANY_ROWS`; over 8 MiB is
+         *     413 `PAYLOAD_TOO_LARGE`. The rows are kept, encrypted at rest (they hold BVNs),
+         *     until the import has created them.
+         */
+        post: operations["uploadImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An import's status, counts and progress
+         * @description **Scope: `kyc:read`.** `status` is `VALIDATED` (checked, not started), `RUNNING`
+         *     (creating its valid rows) or `COMPLETED`; `progress` is the share of valid rows
+         *     done (created or failed), 0 to 1. Another organization's or environment's import
+         *     is 404.
+         */
+        get: operations["getImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/{id}/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every problem the check found, by row and column
+         * @description **Scope: `kyc:read`.** `data.problems`, sorted by row: `row`, `column` (absent for
+         *     a line that could not be read at all), `code` (`VALIDATION_ERROR`,
+         *     `DUPLICATE_CUSTOMER` with `existingId` for an existing customer, or
+         *     `IMPORT_FILE_INVALID` for a line that is not valid CSV or has the wrong number
+         *     of cells), `message` and `suggestions`.
+         */
+        get: operations["getImportErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create the import's valid rows
+         * @description **Scope: `kyc:write`.** Body `{"rows": N}`, N the import's `validRows`: each row
+         *     created counts as one API request against the organization's daily quota, and
+         *     the gateway takes all N from the quota at once, before the request reaches the
+         *     customer service. If fewer than N requests remain today, the answer is 429
+         *     `QUOTA_EXCEEDED` and nothing is created (split the file, or start tomorrow).
+         *     An N other than `validRows` is 422 `IMPORT_ROWS_MISMATCH` and is not charged.
+         *
+         *     The answer is 202 with the import `RUNNING` (`COMPLETED` at once when there is
+         *     no valid row). A job in the service's database then creates the rows, each in
+         *     the transaction that marks it done, so it goes on when the browser is closed,
+         *     resumes after a restart of the service, and creates each row exactly once.
+         *     Starting a started import again changes nothing and is not charged (200). A row
+         *     the rules refuse when it is created (a customer with the same `phone` created
+         *     since the check, the sandbox record limit) ends `FAILED` with its reason; it
+         *     was charged. Rows with problems are never created. Supports `Idempotency-Key`.
+         */
+        post: operations["startImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/{id}/results.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The import's results as CSV
+         * @description **Scope: `kyc:read`.** One line per row of the file: `row`, `status` (`INVALID`,
+         *     `PENDING`, `CREATED`, `FAILED`), `customerId` (created rows) and `error` (the
+         *     problems of an invalid row, the reason of a failed one).
+         */
+        get: operations["getImportResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/verification/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Results per day, for a chart
+         * @description **Scope: `kyc:read`.** The last `days` UTC days (default 30, 1 to 90), oldest
+         *     first, today included: for each, how many customers of the caller's
+         *     organization and environment reached `VERIFIED` and `REJECTED` that day
+         *     (their `verificationDate`) and still hold that status; deleted customers are
+         *     not counted, and a day without results is there with zeros. Served by the
+         *     customer service from its status read model, on an index by tenant and
+         *     decision date, so it costs the same at any number of customers (the
+         *     dashboard's overview draws it). `GET /api/v1/verification/stats` is
+         *     unchanged.
+         */
+        get: operations["getDailyResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/verification/stats": {
         parameters: {
             query?: never;
@@ -2480,6 +2681,44 @@ export interface components {
         VerificationStatusEnvelope: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["VerificationStatus"];
         };
+        Import: {
+            /** @example imp_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5 */
+            id: string;
+            /** @enum {string} */
+            status: "VALIDATED" | "RUNNING" | "COMPLETED";
+            fileName?: string;
+            /** @description SHA-256 of the uploaded bytes; the same file is the same import. */
+            fileSha256?: string;
+            /** @description Customer rows in the file (blank lines not counted). */
+            totalRows: number;
+            /** @description Rows without a problem; what a start creates. */
+            validRows: number;
+            invalidRows: number;
+            problemCount: number;
+            createdRows: number;
+            failedRows: number;
+            progress: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            startedAt?: string | null;
+            /** Format: date-time */
+            finishedAt?: string | null;
+        };
+        ImportProblem: {
+            /** @description The line of the file; the header is row 1. */
+            row: number;
+            /** @example address1_state */
+            column?: string;
+            /** @enum {string} */
+            code: "VALIDATION_ERROR" | "DUPLICATE_CUSTOMER" | "IMPORT_FILE_INVALID";
+            message: string;
+            suggestions?: string[];
+            existingId?: string;
+        };
+        ImportEnvelope: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Import"];
+        };
         VerificationStatsEnvelope: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["VerificationStats"];
         };
@@ -2780,6 +3019,11 @@ export interface components {
          * @example whe_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5
          */
         WebhookId: string;
+        /**
+         * @description Import id (`imp_` + 32 lowercase hex). Another organization's or environment's import is 404 `NOT_FOUND`.
+         * @example imp_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5
+         */
+        ImportId: string;
         /**
          * @description Customer id (`cus_` + 32 lowercase hex). A malformed, unknown, deleted, other-organization or other-environment id is 404 `NOT_FOUND`.
          * @example cus_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5
@@ -3853,6 +4097,341 @@ export interface operations {
             };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getImportTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional client trace id, echoed in the `X-Request-Id` response header and in
+                 *     `meta.requestId` when it is 1-128 characters of letters, digits and `._:-`;
+                 *     otherwise a fresh `req_...` id is used.
+                 * @example client-trace.42
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template, as an attachment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["QuotaExceeded"];
+        };
+    };
+    uploadImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional client trace id, echoed in the `X-Request-Id` response header and in
+                 *     `meta.requestId` when it is 1-128 characters of letters, digits and `._:-`;
+                 *     otherwise a fresh `req_...` id is used.
+                 * @example client-trace.42
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description Makes the POST safe to retry: 1-255 visible ASCII characters (`!` to `~`, no
+                 *     spaces). The first response is kept 24 hours per (organization, environment, key)
+                 *     and replayed byte-identically with `Idempotent-Replayed: true`; the same key with a
+                 *     different method, path or body is 422 `IDEMPOTENCY_KEY_REUSED`; a retry while the
+                 *     first is running is 409 `REQUEST_IN_PROGRESS`; 5xx answers are not kept. A
+                 *     malformed key is 400 `VALIDATION_ERROR` (detail field `Idempotency-Key`).
+                 *     For a multipart upload the body compared is the raw request bytes, so a retry
+                 *     must resend the same bytes, multipart boundary included.
+                 * @example order-2026-11-23-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** Format: binary */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description This file was uploaded before; `data` is its import. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportEnvelope"];
+                };
+            };
+            /** @description The file was checked; `data` is the new import. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["QuotaExceeded"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional client trace id, echoed in the `X-Request-Id` response header and in
+                 *     `meta.requestId` when it is 1-128 characters of letters, digits and `._:-`;
+                 *     otherwise a fresh `req_...` id is used.
+                 * @example client-trace.42
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description Import id (`imp_` + 32 lowercase hex). Another organization's or environment's import is 404 `NOT_FOUND`.
+                 * @example imp_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5
+                 */
+                id: components["parameters"]["ImportId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["QuotaExceeded"];
+        };
+    };
+    getImportErrors: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional client trace id, echoed in the `X-Request-Id` response header and in
+                 *     `meta.requestId` when it is 1-128 characters of letters, digits and `._:-`;
+                 *     otherwise a fresh `req_...` id is used.
+                 * @example client-trace.42
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description Import id (`imp_` + 32 lowercase hex). Another organization's or environment's import is 404 `NOT_FOUND`.
+                 * @example imp_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5
+                 */
+                id: components["parameters"]["ImportId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The problems. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data?: {
+                            problems?: components["schemas"]["ImportProblem"][];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    startImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional client trace id, echoed in the `X-Request-Id` response header and in
+                 *     `meta.requestId` when it is 1-128 characters of letters, digits and `._:-`;
+                 *     otherwise a fresh `req_...` id is used.
+                 * @example client-trace.42
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description Makes the POST safe to retry: 1-255 visible ASCII characters (`!` to `~`, no
+                 *     spaces). The first response is kept 24 hours per (organization, environment, key)
+                 *     and replayed byte-identically with `Idempotent-Replayed: true`; the same key with a
+                 *     different method, path or body is 422 `IDEMPOTENCY_KEY_REUSED`; a retry while the
+                 *     first is running is 409 `REQUEST_IN_PROGRESS`; 5xx answers are not kept. A
+                 *     malformed key is 400 `VALIDATION_ERROR` (detail field `Idempotency-Key`).
+                 *     For a multipart upload the body compared is the raw request bytes, so a retry
+                 *     must resend the same bytes, multipart boundary included.
+                 * @example order-2026-11-23-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Import id (`imp_` + 32 lowercase hex). Another organization's or environment's import is 404 `NOT_FOUND`.
+                 * @example imp_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5
+                 */
+                id: components["parameters"]["ImportId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "rows": 993
+                 *     }
+                 */
+                "application/json": {
+                    rows: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Already started; `data` is the import. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportEnvelope"];
+                };
+            };
+            /** @description Started; `data` is the import. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description `IMPORT_ROWS_MISMATCH`: `rows` is not the import's `validRows`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["QuotaExceeded"];
+        };
+    };
+    getImportResults: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional client trace id, echoed in the `X-Request-Id` response header and in
+                 *     `meta.requestId` when it is 1-128 characters of letters, digits and `._:-`;
+                 *     otherwise a fresh `req_...` id is used.
+                 * @example client-trace.42
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description Import id (`imp_` + 32 lowercase hex). Another organization's or environment's import is 404 `NOT_FOUND`.
+                 * @example imp_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5
+                 */
+                id: components["parameters"]["ImportId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The results, as an attachment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example row,status,customerId,error
+                     *     2,CREATED,cus_019a8c5e3f2b7d41a6c9e0f1d2b3a4c5,
+                     *     3,INVALID,,VALIDATION_ERROR: phone must be a Nigerian number in E.164 format
+                     */
+                    "text/csv": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getDailyResults: {
+        parameters: {
+            query?: {
+                days?: number;
+            };
+            header?: {
+                /**
+                 * @description Optional client trace id, echoed in the `X-Request-Id` response header and in
+                 *     `meta.requestId` when it is 1-128 characters of letters, digits and `._:-`;
+                 *     otherwise a fresh `req_...` id is used.
+                 * @example client-trace.42
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The series. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data?: {
+                            days?: {
+                                /**
+                                 * Format: date
+                                 * @example 2026-11-26
+                                 */
+                                date: string;
+                                verified: number;
+                                rejected: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["QuotaExceeded"];
         };
     };
     getVerificationStats: {
