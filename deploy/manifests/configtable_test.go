@@ -71,6 +71,7 @@ var varNotes = map[string]string{
 	"WEBHOOK_DISABLE_AFTER":       "an endpoint failing this long is disabled",
 	"WEBHOOK_TIMEOUT":             "timeout of one delivery",
 	"WEBHOOK_WORKERS":             "deliveries in flight per replica",
+	"IMPORT_POLL":                 "how often the CSV import worker looks for unfinished jobs without a NOTIFY (one lost while its connection was replaced)",
 	"WEBHOOK_PER_ENDPOINT":        "deliveries in flight per endpoint, across replicas",
 	"WEBHOOK_POLL":                "how often the dispatcher looks for due deliveries",
 	"WEBHOOK_RETENTION":           "how long the delivery log keeps deliveries that ended",
