@@ -38,10 +38,11 @@ func setReviewPolicy(t *testing.T, orgID, policy string) {
 	kafkatest.Barrier(t, P.Bus, P.Bus.Topic(event.TopicAuth), orgID, 30*time.Second)
 }
 
-// ekitiVisit is a visit in Ado-Ekiti (a state no other test sends work
-// to): check-in at `at`, two photos taken where photoAt says, complete
-// VERIFIED. Positions carry a phone's 6 decimals.
-func ekitiVisit(t *testing.T, a *fieldAgent, adr string, at, photoAt [2]float64) harness.Response {
+// ebonyiVisit is a visit in Afikpo, Ebonyi (a state no other test sends
+// work to: the agent app's tests have Ekiti, and a task sent back there
+// showed up on their agent's list): check-in at `at`, two photos taken
+// where photoAt says, complete VERIFIED. Positions carry a phone's 6 decimals.
+func ebonyiVisit(t *testing.T, a *fieldAgent, adr string, at, photoAt [2]float64) harness.Response {
 	t.Helper()
 	fix := map[string]any{"latitude": at[0], "longitude": at[1], "accuracy": 9}
 	if r := a.call("POST", "/tasks/"+adr+"/check-in", fix, uuid.NewString()); r.Status != http.StatusOK {
@@ -67,7 +68,7 @@ func ekitiVisit(t *testing.T, a *fieldAgent, adr string, at, photoAt [2]float64)
 			t.Fatalf("photo: %d %s", r.Status, r.Body)
 		}
 	}
-	done := map[string]any{"outcome": "VERIFIED", "verifiedAddress": "14 Ajilosun Street, Ado-Ekiti", "latitude": at[0] + 0.000021,
+	done := map[string]any{"outcome": "VERIFIED", "verifiedAddress": "14 Ajilosun Street, Afikpo", "latitude": at[0] + 0.000021,
 		"longitude": at[1], "accuracy": 8, "notes": "Met the customer at the shop."}
 	return a.call("POST", "/tasks/"+adr+"/complete", done, uuid.NewString())
 }
@@ -133,17 +134,17 @@ func TestReviewBeforeRelease(t *testing.T) {
 	org := P.NewOrg(t, "growth")
 	_, key := P.NewKey(t, org, "live")
 	setReviewPolicy(t, org, "FLAGGED")
-	agentID, ph, code := agentWithCode(t, P, "Funmi Adeyemi", []string{"Ekiti"}, []string{"Ado Ekiti"})
+	agentID, ph, code := agentWithCode(t, P, "Funmi Adeyemi", []string{"Ebonyi"}, []string{"Afikpo North"})
 	agent := &fieldAgent{t: t, id: agentID, token: signInAgent(t, P, ph, code)}
 	reviewer, revEmail, revSecret, admin := staffMember(t, "reviewer", "Chidi Eze")
-	addr := map[string]any{"streetNumber": "14", "streetName": "Ajilosun Street", "city": "Ado-Ekiti", "lga": "Ado Ekiti", "state": "Ekiti"}
-	site := [2]float64{7.621234 + float64(rand.IntN(999))*1e-6, 5.221345}
+	addr := map[string]any{"streetNumber": "14", "streetName": "Ajilosun Street", "city": "Afikpo", "lga": "Afikpo North", "state": "Ebonyi"}
+	site := [2]float64{5.891234 + float64(rand.IntN(999))*1e-6, 7.934345}
 	far := [2]float64{site[0] + 0.153, site[1]} // 17 km north
 
 	c := create(t, key, newCustomer(map[string]any{"addresses": []map[string]any{addr}}))
 	adr := c.Addresses[0].ID
 	waitAddress(t, key, c.ID, "ASSIGNED")
-	if r := ekitiVisit(t, agent, adr, site, far); r.Status != http.StatusOK {
+	if r := ebonyiVisit(t, agent, adr, site, far); r.Status != http.StatusOK {
 		t.Fatalf("complete: %d %s", r.Status, r.Body)
 	}
 	s := waitAddress(t, key, c.ID, "IN_REVIEW")
@@ -206,7 +207,7 @@ func TestReviewBeforeRelease(t *testing.T) {
 	rv.shot("08-review-decided")
 
 	s = waitOverall(t, key, c.ID, "VERIFIED")
-	if s.Addresses[0].VerificationData == nil || s.Addresses[0].VerificationData.VerifiedAddress != "14 Ajilosun Street, Ado-Ekiti" {
+	if s.Addresses[0].VerificationData == nil || s.Addresses[0].VerificationData.VerifiedAddress != "14 Ajilosun Street, Afikpo" {
 		t.Fatalf("released: %+v", s)
 	}
 	waitBillable(t, key, 1)
@@ -227,7 +228,7 @@ func TestReviewBeforeRelease(t *testing.T) {
 	adr2 := c2.Addresses[0].ID
 	waitAddress(t, key, c2.ID, "ASSIGNED")
 	site2 := [2]float64{site[0] + 0.000317, site[1] + 0.000211}
-	if r := ekitiVisit(t, agent, adr2, site2, [2]float64{site2[0] + 0.153, site2[1]}); r.Status != http.StatusOK {
+	if r := ebonyiVisit(t, agent, adr2, site2, [2]float64{site2[0] + 0.153, site2[1]}); r.Status != http.StatusOK {
 		t.Fatalf("second visit: %d %s", r.Status, r.Body)
 	}
 	waitAddress(t, key, c2.ID, "IN_REVIEW")
