@@ -142,13 +142,17 @@ func TestDashboardAppTwoStepSignIn(t *testing.T) {
 	}
 	d.do(chromedp.SendKeys(chromedp.ID("totp-code"), "000000"), tap(chromedp.ID("totp-confirm")))
 	d.seeIn("totp-code-err", "is not the current code")
-	d.do(chromedp.SetValue(chromedp.ID("totp-code"), totpCode(t, secret, time.Now().Add(-30*time.Second))), tap(chromedp.ID("totp-confirm")))
+	// The current step's code: it stays valid until the end of the next
+	// step, however slowly a loaded machine types and submits it (a
+	// previous step's code, tried here before, expired within about 15 s).
+	d.do(chromedp.SetValue(chromedp.ID("totp-code"), totpCode(t, secret, time.Now())), tap(chromedp.ID("totp-confirm")))
 	d.see("Two-step sign-in is on")
 
 	d.do(tap(chromedp.ID("logout")), chromedp.WaitVisible(chromedp.ID("log-in")))
 	d.do(chromedp.SendKeys(chromedp.ID("email"), email), chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"), tap(chromedp.ID("log-in")))
 	d.see("Enter the 6-digit code from your authenticator app")
-	d.do(chromedp.WaitVisible(chromedp.ID("otp")), chromedp.SendKeys(chromedp.ID("otp"), totpCode(t, secret, time.Now())), tap(chromedp.ID("log-in")))
+	// The next step's code: the one confirmed above is used up.
+	d.do(chromedp.WaitVisible(chromedp.ID("otp")), chromedp.SendKeys(chromedp.ID("otp"), totpCode(t, secret, time.Now().Add(30*time.Second))), tap(chromedp.ID("log-in")))
 	d.see("Your keys")
 }
 
