@@ -23,6 +23,9 @@ const (
 	// TopicStaffAudit carries what our operations staff did, from every
 	// service they act through (pkg/staffaudit).
 	TopicStaffAudit = "staff-audit"
+	// TopicOrgAudit carries what a lender's members and keys did to their
+	// organization, from every service they act through (pkg/orgaudit).
+	TopicOrgAudit = "org-audit"
 )
 
 // Event is the JSON envelope of every message.

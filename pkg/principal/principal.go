@@ -81,10 +81,13 @@ type Principal struct {
 	KeyID string `json:"key,omitempty"`
 	// UserID is set instead of KeyID when a dashboard user calls the
 	// public API from the dashboard page with a session.
-	UserID   string   `json:"user,omitempty"`
-	Scopes   []string `json:"scopes,omitempty"`
-	Plan     string   `json:"plan,omitempty"`
-	ClientIP string   `json:"ip,omitempty"`
+	UserID string `json:"user,omitempty"`
+	// MemberRole is the dashboard user's role in the organization, set
+	// with UserID only.
+	MemberRole MemberRole `json:"memberRole,omitempty"`
+	Scopes     []string   `json:"scopes,omitempty"`
+	Plan       string     `json:"plan,omitempty"`
+	ClientIP   string     `json:"ip,omitempty"`
 	// RecordLimit is the most live sandbox customer records the plan
 	// allows; 0 means unlimited. It comes from auth-billing's plan table
 	// so that no service hard-codes plan rules.
@@ -182,7 +185,11 @@ func (s *Signer) Verify(header, method, path string) (Principal, error) {
 	if p.Kind == KindAPIKey && (p.OrgID == "" || !p.Env.Valid()) {
 		return Principal{}, ErrInvalid
 	}
-	if p.Kind == KindStaff && (p.StaffID == "" || !p.Role.Valid() || p.OrgID != "") {
+	if p.Kind == KindStaff && (p.StaffID == "" || !p.Role.Valid() || p.OrgID != "" || p.MemberRole != "") {
+		return Principal{}, ErrInvalid
+	}
+	// A member role belongs to a dashboard user of an organization only.
+	if p.MemberRole != "" && (p.Kind != KindAPIKey || p.UserID == "" || !p.MemberRole.Valid()) {
 		return Principal{}, ErrInvalid
 	}
 	return p, nil
