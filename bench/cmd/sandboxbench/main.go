@@ -3,7 +3,13 @@
 // endpoint, with the sandbox delay at 0, at a steady rate of new
 // customers, and breaks the time down by stage using the timestamps the
 // platform records (customer creation, the verification context's first
-// transition, the sandbox's final one).
+// transition, the sandbox's final one). It then waits for every
+// customer's report and prints the CPU each process on the machine spent
+// per customer over the whole run (load.SampleCPU: this process runs every
+// service, the gateway and the load clients; then PostgreSQL, devkafka,
+// MinIO, Redis and the machine's other work; "postgres" is only the
+// backends of this run's databases, "postgres-shared" the server's own
+// processes and other sessions').
 //
 //	go run ./cmd/sandboxbench -rate 20 -duration 60s
 package main
@@ -18,6 +24,8 @@ import (
 	"runtime/pprof"
 	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/kycfield/kyc/bench/load"
 	"github.com/kycfield/kyc/e2e/harness"
@@ -50,6 +58,9 @@ func main() {
 	var samples []sample
 	failed := 0
 	var wg sync.WaitGroup
+	dbs := load.DatabaseNames(p.DatabaseURLs)
+	cpuBefore := load.SampleCPU(dbs...)
+	runStart := time.Now()
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
@@ -58,7 +69,6 @@ func main() {
 		if err := pprof.StartCPUProfile(f); err != nil {
 			log.Fatal(err)
 		}
-		defer pprof.StopCPUProfile()
 	}
 	tick := time.NewTicker(time.Second / time.Duration(*rate))
 	defer tick.Stop()
@@ -80,7 +90,38 @@ func main() {
 		}()
 	}
 	wg.Wait()
+	reported, reports := waitReports(p, len(samples), time.Minute)
+	if *cpuprofile != "" {
+		pprof.StopCPUProfile()
+	}
+	cpu := load.CPUSince(load.SampleCPU(dbs...), cpuBefore)
 	report(samples, failed, *rate, *dur)
+	fmt.Printf("  every report rendered %.1f s after the first POST (%d of %d)\n", reported.Sub(runStart).Seconds(), reports, len(samples))
+	fmt.Printf("  CPU ms per customer, first POST to last report: %s\n", load.CPULine(cpu, 1000/float64(max(len(samples), 1)), "%.2f"))
+}
+
+// waitReports polls until want reports are stored, so the CPU measured
+// covers each customer's whole pipeline (rendering trails VERIFIED), and
+// returns when that was, or when it gave up after limit, and how many
+// there were. One connection, so the polling costs PostgreSQL little.
+func waitReports(p *harness.Platform, want int, limit time.Duration) (time.Time, int) {
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, p.DatabaseURLs["reporting"])
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close(ctx)
+	deadline := time.Now().Add(limit)
+	for {
+		var n int
+		if err := c.QueryRow(ctx, `SELECT count(*) FROM reports`).Scan(&n); err != nil {
+			log.Fatal(err)
+		}
+		if n >= want || time.Now().After(deadline) {
+			return time.Now(), n
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // journey creates one customer and polls until it is VERIFIED.

@@ -20,7 +20,6 @@ import (
 	"net/http"
 	"os"
 	"runtime/pprof"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -106,7 +105,8 @@ func burst(n, customers, clients int, profile bool, prof *os.File) result {
 	time.Sleep(2 * time.Second)
 
 	res := result{replicas: n}
-	before := sampleCPU()
+	dbs := load.DatabaseNames(p.DatabaseURLs)
+	before := load.SampleCPU(dbs...)
 	if profile {
 		if err := pprof.StartCPUProfile(prof); err != nil {
 			log.Fatal(err)
@@ -143,7 +143,7 @@ func burst(n, customers, clients int, profile bool, prof *os.File) result {
 	if profile {
 		pprof.StopCPUProfile()
 	}
-	res.cpu = diff(sampleCPU(), before)
+	res.cpu = load.CPUSince(load.SampleCPU(dbs...), before)
 	return res
 }
 
@@ -220,15 +220,4 @@ func summary(all []result, reps []int, customers int) {
 	}
 }
 
-func cpuLine(cpu map[string]float64) string {
-	keys := make([]string, 0, len(cpu))
-	for k := range cpu {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return cpu[keys[i]] > cpu[keys[j]] })
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %.1f", k, cpu[k])
-	}
-	return strings.Join(parts, ", ")
-}
+func cpuLine(cpu map[string]float64) string { return load.CPULine(cpu, 1, "%.1f") }
