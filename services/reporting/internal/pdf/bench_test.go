@@ -90,6 +90,22 @@ func BenchmarkRender15Photos(b *testing.B) {
 	b.ReportMetric(float64(size), "bytes/report")
 }
 
+// BenchmarkRender1Address: a sandbox customer's report as the pipeline
+// makes it (one address, three photos, thumbnails ready): what the fonts
+// cost shows most here.
+func BenchmarkRender1Address(b *testing.B) {
+	c := content(1, report.Verified, report.EnvTest)
+	var size int
+	for b.Loop() {
+		out, err := pdf.Renderer{}.Render(c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(out)
+	}
+	b.ReportMetric(float64(size), "bytes/report")
+}
+
 // BenchmarkRenderAndSign15Photos: BenchmarkRender15Photos with the
 // platform's signature applied, as the service renders every report.
 func BenchmarkRenderAndSign15Photos(b *testing.B) {

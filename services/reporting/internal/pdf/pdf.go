@@ -2,25 +2,18 @@
 // maintained home, codeberg.org/go-pdf/fpdf). Text is set in DejaVu Sans,
 // embedded from this package (fonts/, with its licence) through
 // AddUTF8FontFromBytes: only the glyphs used are written to the file, and
-// Yoruba and Igbo names keep their diacritics in the text layer.
+// Yoruba and Igbo names keep their diacritics in the text layer. fonts.go
+// says why each face is also kept cut to the common scripts.
 package pdf
 
 import (
 	"bytes"
-	_ "embed"
 	"fmt"
 	"time"
 
 	"codeberg.org/go-pdf/fpdf"
 
 	"github.com/kycfield/kyc/services/reporting/internal/report"
-)
-
-var (
-	//go:embed fonts/DejaVuSans.ttf
-	regularTTF []byte
-	//go:embed fonts/DejaVuSans-Bold.ttf
-	boldTTF []byte
 )
 
 // Page geometry in millimetres.
@@ -50,7 +43,12 @@ var (
 
 // Renderer implements report.Renderer. With a Signer, every report is
 // signed as it is rendered, before its SHA-256 is taken.
-type Renderer struct{ Signer Signer }
+type Renderer struct {
+	Signer Signer
+	// wholeFaces sets every report in the whole font files rather than
+	// their common cut (fonts.go); tests compare the two.
+	wholeFaces bool
+}
 
 // Signer applies the platform's PDF signature (pdfsig.Signer).
 type Signer interface {
@@ -60,7 +58,7 @@ type Signer interface {
 // Render draws the report; the same content always gives a report with
 // the same text (the PDF's own creation date is the report's).
 func (r Renderer) Render(c report.Content) ([]byte, error) {
-	d := newDoc(c)
+	d := newDoc(c, r.wholeFaces)
 	d.title()
 	d.customer()
 	d.addresses()
@@ -90,10 +88,11 @@ type doc struct {
 	broken map[string]bool
 }
 
-func newDoc(c report.Content) *doc {
+func newDoc(c report.Content, wholeFaces bool) *doc {
 	f := fpdf.New("P", "mm", "A4", "")
-	f.AddUTF8FontFromBytes("dejavu", "", regularTTF)
-	f.AddUTF8FontFromBytes("dejavu", "B", boldTTF)
+	regular, bold := faces(c, wholeFaces)
+	f.AddUTF8FontFromBytes("dejavu", "", regular)
+	f.AddUTF8FontFromBytes("dejavu", "B", bold)
 	f.SetMargins(margin, margin+12, margin)
 	f.SetAutoPageBreak(true, margin+10)
 	f.AliasNbPages("{nb}")
