@@ -22,9 +22,21 @@ type Store interface {
 // photos never change, so a later version of a report (an address added
 // after the first outcome) decodes only the photos it has not seen. The
 // cache is best effort: a store that fails is skipped, not an error.
+//
+// A thumbnail the source did not have to shrink (a Shrinker that found
+// the same bytes among its recent ones: the sandbox's mock photos, shown
+// under every sandbox customer's photo ids) is not stored: a later
+// version finds it the same way, and storing it was a MinIO write per
+// photo per customer for nothing (BENCHMARKS.md §18).
 type Cached struct {
 	Source report.Evidence
 	Store  Store
+}
+
+// Shrinker is a source that tells whether it had to shrink the photo
+// (Client does).
+type Shrinker interface {
+	ThumbnailShrunk(ctx context.Context, orgID, env, customerID, photoID string) (b []byte, shrunk bool, err error)
 }
 
 // Thumbnail implements report.Evidence.
@@ -36,11 +48,20 @@ func (c Cached) Thumbnail(ctx context.Context, orgID, env, customerID, photoID s
 	if b, ok := c.get(ctx, key); ok {
 		return b, nil
 	}
-	b, err := c.Source.Thumbnail(ctx, orgID, env, customerID, photoID)
-	if err == nil {
+	b, shrunk, err := c.fetch(ctx, orgID, env, customerID, photoID)
+	if err == nil && shrunk {
 		_, _ = c.Store.PutSized(ctx, key, bytes.NewReader(b), int64(len(b)), "image/jpeg")
 	}
 	return b, err
+}
+
+// fetch asks the source; a source that cannot tell counts as shrunk.
+func (c Cached) fetch(ctx context.Context, orgID, env, customerID, photoID string) ([]byte, bool, error) {
+	if s, ok := c.Source.(Shrinker); ok {
+		return s.ThumbnailShrunk(ctx, orgID, env, customerID, photoID)
+	}
+	b, err := c.Source.Thumbnail(ctx, orgID, env, customerID, photoID)
+	return b, true, err
 }
 
 func (c Cached) get(ctx context.Context, key string) ([]byte, bool) {

@@ -56,3 +56,39 @@ func TestCachedThumbnailsAreFetchedOncePerTenant(t *testing.T) {
 		t.Fatalf("%d fetches: an unavailable photo was cached", src.calls.Load())
 	}
 }
+
+// recent is a source that found every photo but "new" among the
+// thumbnails it made recently (as Client does for the sandbox's mock
+// photos).
+type recent struct{ counting }
+
+func (r *recent) ThumbnailShrunk(ctx context.Context, orgID, env, customerID, photoID string) ([]byte, bool, error) {
+	b, err := r.Thumbnail(ctx, orgID, env, customerID, photoID)
+	return b, photoID == fresh, err
+}
+
+// TestOnlyShrunkThumbnailsAreStored: a thumbnail the source reused is not
+// written to the bucket (the next report asks the source again, which
+// reuses it again); one it had to shrink is, and is read back from there.
+func TestOnlyShrunkThumbnailsAreStored(t *testing.T) {
+	mc, name := miniotest.NewBucket(t)
+	src := &recent{}
+	c := evidence.Cached{Source: src, Store: objstore.Bucket{Client: mc, Name: name}}
+	ctx := context.Background()
+	for range 2 {
+		if _, err := c.Thumbnail(ctx, "org_a", "test", customer, photoID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := src.calls.Load(); n != 2 {
+		t.Fatalf("a reused thumbnail: %d fetches, want 2 (not stored)", n)
+	}
+	for range 2 {
+		if _, err := c.Thumbnail(ctx, "org_a", "test", customer, fresh); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := src.calls.Load(); n != 3 {
+		t.Fatalf("a shrunk thumbnail: %d fetches in all, want 3 (stored once, then read)", n)
+	}
+}

@@ -71,46 +71,55 @@ func New(baseURL string, signer *principal.Signer, timeout time.Duration) *Clien
 // the photo is gone or unreadable (printed as such), any other error when
 // the verification service could not be asked (retried).
 func (c *Client) Thumbnail(ctx context.Context, orgID, env, customerID, photoID string) ([]byte, error) {
+	b, _, err := c.ThumbnailShrunk(ctx, orgID, env, customerID, photoID)
+	return b, err
+}
+
+// ThumbnailShrunk is Thumbnail, and whether the photo had to be shrunk
+// (false when the same bytes were shrunk recently): Cached keeps only the
+// thumbnails that cost something to make.
+func (c *Client) ThumbnailShrunk(ctx context.Context, orgID, env, customerID, photoID string) ([]byte, bool, error) {
 	if !ids.Valid("cus", customerID) || !ids.Valid("pho", photoID) {
-		return nil, fmt.Errorf("%w: not a photo id", report.ErrPhotoUnavailable)
+		return nil, false, fmt.Errorf("%w: not a photo id", report.ErrPhotoUnavailable)
 	}
 	path := "/api/v1/verification/" + url.PathEscape(customerID) + "/photos/" + url.PathEscape(photoID)
 	resp, err := principal.Client{BaseURL: c.BaseURL, Signer: c.Signer, HTTP: c.HTTP}.Do(ctx, http.MethodGet, path, orgID, env)
 	if err != nil {
-		return nil, fmt.Errorf("evidence: verification service: %w", err)
+		return nil, false, fmt.Errorf("evidence: verification service: %w", err)
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
-		return nil, fmt.Errorf("%w: 404", report.ErrPhotoUnavailable)
+		return nil, false, fmt.Errorf("%w: 404", report.ErrPhotoUnavailable)
 	case resp.StatusCode != http.StatusOK:
-		return nil, fmt.Errorf("evidence: verification service answered %d", resp.StatusCode)
+		return nil, false, fmt.Errorf("evidence: verification service answered %d", resp.StatusCode)
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("evidence: read photo: %w", err)
+		return nil, false, fmt.Errorf("evidence: read photo: %w", err)
 	}
 	if len(b) > maxBytes {
-		return nil, fmt.Errorf("%w: over %d bytes", report.ErrPhotoUnavailable, maxBytes)
+		return nil, false, fmt.Errorf("%w: over %d bytes", report.ErrPhotoUnavailable, maxBytes)
 	}
 	return c.thumbnail(b)
 }
 
 // thumbnail is Thumbnail(b), from byContent when the same bytes were
-// shrunk recently.
-func (c *Client) thumbnail(b []byte) ([]byte, error) {
+// shrunk recently (shrunk is then false).
+func (c *Client) thumbnail(b []byte) (t []byte, shrunk bool, err error) {
 	if c.byContent == nil {
-		return Thumbnail(b)
+		t, err = Thumbnail(b)
+		return t, true, err
 	}
 	sum := sha256.Sum256(b)
 	if t, ok := c.byContent.Get(sum); ok {
-		return t, nil
+		return t, false, nil
 	}
-	t, err := Thumbnail(b)
+	t, err = Thumbnail(b)
 	if err == nil {
 		c.byContent.Add(sum, t)
 	}
-	return t, err
+	return t, true, err
 }
 
 // ErrTooManyPixels refuses an image whose header declares more pixels

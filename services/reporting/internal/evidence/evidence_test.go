@@ -142,6 +142,7 @@ const (
 	customer = "cus_019a2b3c4d5e6f708192a3b4c5d6e7f8"
 	photoID  = "pho_019a2b3c4d5e6f708192a3b4c5d6e7f8"
 	gone     = "pho_00000000000000000000000000000000"
+	fresh    = "pho_00000000000000000000000000000001"
 	failing  = "pho_ffffffffffffffffffffffffffffffff"
 )
 
