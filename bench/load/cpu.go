@@ -1,6 +1,7 @@
 package load
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"os"
@@ -8,6 +9,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // ticksPerSecond is Linux's USER_HZ, the unit of /proc/<pid>/stat times
@@ -109,10 +113,11 @@ func CPUSince(after, before CPUSample) map[string]float64 {
 	return out
 }
 
-// CPULine prints CPU figures by group, largest first ("platform 7.9,
-// postgres 3.1, ..."), each scaled by scale and printed with format
-// (e.g. 1 and "%.1f" for seconds, 1000/n and "%.2f" for ms per customer).
-func CPULine(cpu map[string]float64, scale float64, format string) string {
+// ByGroup prints figures by group (CPU seconds by process, transactions
+// by service), largest first ("platform 7.9, postgres 3.1, ..."), each
+// scaled by scale and printed with format (e.g. 1 and "%.1f" for seconds,
+// 1000/n and "%.2f" for ms per customer).
+func ByGroup(cpu map[string]float64, scale float64, format string) string {
 	keys := make([]string, 0, len(cpu))
 	for k := range cpu {
 		keys = append(keys, k)
@@ -150,6 +155,26 @@ func DatabaseNames(urls map[string]string) []string {
 		if p, err := url.Parse(u); err == nil && len(p.Path) > 1 {
 			out = append(out, p.Path[1:])
 		}
+	}
+	return out
+}
+
+// Transactions is how many transactions each service's database has
+// committed or rolled back so far (pg_stat_database), by service: the
+// difference over a run, per customer, says where PostgreSQL's CPU goes.
+// A database it cannot read counts 0.
+func Transactions(urls map[string]string) map[string]float64 {
+	out := map[string]float64{}
+	for svc, u := range urls {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if c, err := pgx.Connect(ctx, u); err == nil {
+			var n int64
+			if c.QueryRow(ctx, `SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()`).Scan(&n) == nil {
+				out[svc] = float64(n)
+			}
+			c.Close(ctx)
+		}
+		cancel()
 	}
 	return out
 }

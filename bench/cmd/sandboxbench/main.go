@@ -59,6 +59,7 @@ func main() {
 	failed := 0
 	var wg sync.WaitGroup
 	dbs := load.DatabaseNames(p.DatabaseURLs)
+	xactsBefore := load.Transactions(p.DatabaseURLs)
 	cpuBefore := load.SampleCPU(dbs...)
 	runStart := time.Now()
 	if *cpuprofile != "" {
@@ -95,9 +96,15 @@ func main() {
 		pprof.StopCPUProfile()
 	}
 	cpu := load.CPUSince(load.SampleCPU(dbs...), cpuBefore)
+	time.Sleep(1500 * time.Millisecond) // backends report their counts within a second
+	xacts := load.Transactions(p.DatabaseURLs)
+	for k, v := range xactsBefore {
+		xacts[k] -= v
+	}
 	report(samples, failed, *rate, *dur)
 	fmt.Printf("  every report rendered %.1f s after the first POST (%d of %d)\n", reported.Sub(runStart).Seconds(), reports, len(samples))
-	fmt.Printf("  CPU ms per customer, first POST to last report: %s\n", load.CPULine(cpu, 1000/float64(max(len(samples), 1)), "%.2f"))
+	fmt.Printf("  CPU ms per customer, first POST to last report: %s\n", load.ByGroup(cpu, 1000/float64(max(len(samples), 1)), "%.2f"))
+	fmt.Printf("  PostgreSQL transactions per customer, by service (status polls included): %s\n", load.ByGroup(xacts, 1/float64(max(len(samples), 1)), "%.1f"))
 }
 
 // waitReports polls until want reports are stored, so the CPU measured

@@ -220,4 +220,4 @@ func summary(all []result, reps []int, customers int) {
 	}
 }
 
-func cpuLine(cpu map[string]float64) string { return load.CPULine(cpu, 1, "%.1f") }
+func cpuLine(cpu map[string]float64) string { return load.ByGroup(cpu, 1, "%.1f") }
