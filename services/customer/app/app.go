@@ -29,7 +29,7 @@ var Service = platform.Service{Name: name, Port: 8082, Database: "kyc_customer",
 // Service refers to Run).
 const name = "customer"
 
-var topics = []string{event.TopicCustomer, event.TopicVerification, event.TopicDocument, event.TopicReporting}
+var topics = []string{event.TopicCustomer, event.TopicVerification, event.TopicDocument, event.TopicReporting, event.TopicOrgAudit}
 
 // Config is read from the environment; HTTP_ADDR and DATABASE_URL default
 // to Service's port and database.
@@ -57,6 +57,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		Migrations: migrations.Set(), Topics: topics}
 	return platform.Run(ctx, log, opts, cfg.HTTPAddr, onListen, func(_ context.Context, base *platform.Base) error {
 		store := postgres.New(base.DB, keys, base.Bus.Topic(event.TopicCustomer), events.Of)
+		store.AuditOn(base.Bus.Topic(event.TopicOrgAudit))
 		svc := customer.NewService(store, time.Now).WithImports(store)
 		eps := httpapi.MakeEndpoints(svc, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
 		httpapi.Register(base.Mux, eps, svc, base.Protect, log)

@@ -27,7 +27,7 @@ import (
 var Service = platform.Service{Name: name, Port: 8083, Database: "kyc_document", Bucket: "kyc-documents",
 	Topics: topics, Events: events.Contract(), Run: platform.Runner(Run)}
 
-var topics = []string{event.TopicDocument, event.TopicCustomer}
+var topics = []string{event.TopicDocument, event.TopicCustomer, event.TopicOrgAudit}
 
 // name is also what Run logs under (Run cannot read Service: Service
 // refers to Run).
@@ -70,6 +70,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		base.Health.Add("minio", objstore.Check(mc, cfg.Bucket))
 		v := httpapi.View{BaseURL: cfg.PublicURL}
 		store := postgres.New(base.DB, base.Bus.Topic(event.TopicDocument), events.Publisher{View: v}.Of)
+		store.AuditOn(base.Bus.Topic(event.TopicOrgAudit))
 		if cfg.OptimiseConcurrency > 0 {
 			files.SetConcurrency(cfg.OptimiseConcurrency)
 		}

@@ -32,7 +32,7 @@ import (
 var Service = platform.Service{Name: name, Port: 8085, Database: "kyc_reporting", Bucket: "kyc-reports",
 	Topics: topics, Events: events.Contract(), Run: platform.Runner(Run)}
 
-var topics = []string{event.TopicReporting, event.TopicCustomer, event.TopicVerification, event.TopicDocument, event.TopicAuth}
+var topics = []string{event.TopicReporting, event.TopicCustomer, event.TopicVerification, event.TopicDocument, event.TopicAuth, event.TopicOrgAudit}
 
 // name is also what Run logs under (Run cannot read Service: Service
 // refers to Run).
@@ -99,6 +99,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		base.Health.Add("minio", objstore.Check(mc, cfg.Bucket))
 		links := report.Links{PublicURL: cfg.PublicURL}
 		store := postgres.New(base.DB, base.Bus.Topic(event.TopicReporting), events.Publisher{ReportURL: links.ReportURL}.Of)
+		store.AuditOn(base.Bus.Topic(event.TopicOrgAudit))
 		bucket := objstore.Bucket{Client: mc, Name: cfg.Bucket}
 		src := evidence.New(cfg.VerificationURL, base.Signer, cfg.PhotoTimeout)
 		src.HTTP.Transport = base.Tel.Transport(nil) // photo fetches are spans of the report's trace

@@ -27,7 +27,7 @@ import (
 var Service = platform.Service{Name: name, Port: 8086, Database: "kyc_webhook", Topics: topics,
 	Events: events.Contract(), Run: platform.Runner(Run)}
 
-var topics = []string{event.TopicWebhook, event.TopicVerification, event.TopicReporting}
+var topics = []string{event.TopicWebhook, event.TopicVerification, event.TopicReporting, event.TopicOrgAudit}
 
 // name is also what Run logs under (Run cannot read Service: Service
 // refers to Run).
@@ -78,6 +78,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		Topics: topics, MaxConns: 16}
 	return platform.Run(ctx, log, opts, cfg.HTTPAddr, onListen, func(ctx context.Context, base *platform.Base) error {
 		store := postgres.New(base.DB, keys, base.Bus.Topic(event.TopicWebhook), events.Disabled)
+		store.AuditOn(base.Bus.Topic(event.TopicOrgAudit))
 		policy := webhook.URLPolicy{SandboxPrivate: cfg.AllowPrivate, Resolver: net.DefaultResolver}
 		svc := webhook.NewService(store, policy, time.Now)
 		instr := kitserver.NewInstrumenter(log, base.Tel.Meter(name))

@@ -21,7 +21,11 @@ func (s *Service) Create(ctx context.Context, who Caller, in CreateInput) (Custo
 	if err != nil {
 		return Customer{}, err
 	}
-	err = s.store.Atomic(ctx, func(tx Tx) error { return insertNew(ctx, tx, who, c) })
+	audit := &Audit{Action: ActionCreate, Target: c.ID, Details: map[string]any{"addresses": len(c.Addresses), "documents": len(c.Documents)}}
+	if c.RelogReason != "" {
+		audit.Details["relog"] = true
+	}
+	err = s.store.Atomic(ctx, func(tx Tx) error { return insertNew(ctx, tx, who, c, audit) })
 	return c, err
 }
 
@@ -69,8 +73,9 @@ func (s *Service) Check(who Caller, in CreateInput) (Customer, error) {
 }
 
 // insertNew records a checked customer in tx: the duplicate rule, the
-// sandbox record limit, the row and its event.
-func insertNew(ctx context.Context, tx Tx, who Caller, c Customer) error {
+// sandbox record limit, the row and its event, with audit when a caller
+// (not an import job) made it.
+func insertNew(ctx context.Context, tx Tx, who Caller, c Customer, audit *Audit) error {
 	keys := identity(c, nil)
 	if err := tx.LockIdentity(ctx, c.OrgID, c.Env, keys); err != nil {
 		return err
@@ -95,7 +100,7 @@ func insertNew(ctx context.Context, tx Tx, who Caller, c Customer) error {
 	if err := tx.Insert(ctx, c); err != nil {
 		return err
 	}
-	return tx.Emit(ctx, Change{Type: EventCreated, Customer: c})
+	return tx.Emit(ctx, Change{Type: EventCreated, Customer: c, Audit: audit})
 }
 
 func checkDuplicates(ctx context.Context, tx Tx, c Customer, keys map[string]string) error {
@@ -158,7 +163,8 @@ func (s *Service) Update(ctx context.Context, who Caller, id string, in Fields) 
 		if err := tx.UpdatePersonal(ctx, *c); err != nil {
 			return err
 		}
-		return tx.Emit(ctx, Change{Type: EventUpdated, Customer: *c, Changed: changed})
+		return tx.Emit(ctx, Change{Type: EventUpdated, Customer: *c, Changed: changed,
+			Audit: &Audit{Action: ActionUpdate, Target: c.ID, Details: map[string]any{"fields": changed}}})
 	})
 }
 
@@ -190,7 +196,7 @@ func (s *Service) Delete(ctx context.Context, who Caller, id string) error {
 		if err := tx.CountDeleted(ctx, c.OrgID, c.Env, c.Status); err != nil {
 			return err
 		}
-		return tx.Emit(ctx, Change{Type: EventDeleted, Customer: *c})
+		return tx.Emit(ctx, Change{Type: EventDeleted, Customer: *c, Audit: &Audit{Action: ActionDelete, Target: c.ID}})
 	})
 	return err
 }
@@ -213,6 +219,7 @@ func (s *Service) AddAddress(ctx context.Context, who Caller, id string, in Addr
 		}
 		c.Addresses = append(c.Addresses, a)
 		c.UpdatedAt = now
-		return tx.Emit(ctx, Change{Type: EventAddressAdded, Customer: *c, Address: &a})
+		return tx.Emit(ctx, Change{Type: EventAddressAdded, Customer: *c, Address: &a,
+			Audit: &Audit{Action: ActionAddressAdd, Target: a.ID, Details: map[string]any{"customerId": c.ID}}})
 	})
 }

@@ -70,7 +70,7 @@ type memImports struct {
 	existing map[string]map[string]string
 }
 
-func (m *memImports) SaveImport(_ context.Context, im Import, rows []ImportRowState) (Import, bool, error) {
+func (m *memImports) SaveImport(_ context.Context, im Import, rows []ImportRowState, _ Audit) (Import, bool, error) {
 	m.saved, m.rows = im, rows
 	return im, false, nil
 }

@@ -74,13 +74,15 @@ type ImportRowState struct {
 // ImportStore keeps import jobs; every read is scoped by organization
 // and environment.
 type ImportStore interface {
-	// SaveImport records a checked job and its rows, or returns the job
-	// already recorded for the same file (existing true).
-	SaveImport(ctx context.Context, im Import, rows []ImportRowState) (Import, bool, error)
+	// SaveImport records a checked job and its rows with audit, or returns
+	// the job already recorded for the same file (existing true: nothing
+	// is recorded, the upload is not a new change).
+	SaveImport(ctx context.Context, im Import, rows []ImportRowState, audit Audit) (Import, bool, error)
 	GetImport(ctx context.Context, orgID, env, id string) (Import, error)
 	// StartImport moves a VALIDATED job to RUNNING (COMPLETED when it has
-	// no valid rows); started is false when it had already been started.
-	StartImport(ctx context.Context, orgID, env, id string, at time.Time) (im Import, started bool, err error)
+	// no valid rows) and records audit; started is false (and nothing is
+	// recorded) when it had already been started.
+	StartImport(ctx context.Context, orgID, env, id string, at time.Time, audit Audit) (im Import, started bool, err error)
 	ImportRows(ctx context.Context, orgID, env, id string) ([]ImportRowState, error)
 	// ExistingIdentities returns, of the given comparison keys by field,
 	// those a live customer holds, with its id.
@@ -130,7 +132,8 @@ func (s *Service) ValidateImport(ctx context.Context, who Caller, fileName strin
 	if s.imports == nil {
 		return Import{}, false, errors.New("customer: no import store")
 	}
-	return s.imports.SaveImport(ctx, im, states)
+	return s.imports.SaveImport(ctx, im, states, Audit{Action: ActionImportCreate, Target: im.ID,
+		Details: map[string]any{"fileName": fileName, "totalRows": im.TotalRows, "validRows": im.ValidRows}})
 }
 
 // countBadLines counts the rows that could not be read at all (they are
@@ -263,7 +266,8 @@ func (s *Service) StartImport(ctx context.Context, who Caller, id string, rows i
 			"rows must be "+strconv.Itoa(im.ValidRows)+", the number of valid rows this import will create").
 			WithDetails(apperr.Detail{Field: "rows", Message: "must equal the import's validRows"})
 	}
-	return s.imports.StartImport(ctx, who.OrgID, who.Env, id, s.now().UTC())
+	return s.imports.StartImport(ctx, who.OrgID, who.Env, id, s.now().UTC(),
+		Audit{Action: ActionImportStart, Target: id, Details: map[string]any{"rows": rows}})
 }
 
 // ImportRows returns every row of a job with its outcome.
@@ -297,7 +301,7 @@ func (s *Service) CreateImportRows(ctx context.Context) (int, error) {
 			in, _ := ImportRow{Row: row.Row, Cells: row.Cells}.Input()
 			c, err := s.Check(who, in)
 			if err == nil {
-				err = tx.Savepoint(ctx, func() error { return insertNew(ctx, tx, who, c) })
+				err = tx.Savepoint(ctx, func() error { return insertNew(ctx, tx, who, c, nil) })
 			}
 			switch {
 			case err == nil:

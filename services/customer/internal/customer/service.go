@@ -36,6 +36,10 @@ type Change struct {
 	Changed []string
 	// Address is the appended address (address.added).
 	Address *Address
+	// Audit, when set, is the caller's action that made the change,
+	// recorded with its event (nil for changes no caller made: an import
+	// job's rows, other contexts' events).
+	Audit *Audit
 }
 
 // Store is the persistence port.

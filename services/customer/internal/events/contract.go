@@ -1,10 +1,13 @@
 package events
 
 import (
+	"context"
 	"time"
 
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/inbox"
+	"github.com/kycfield/kyc/pkg/orgaudit"
+	"github.com/kycfield/kyc/pkg/principal"
 	"github.com/kycfield/kyc/services/customer/internal/customer"
 )
 
@@ -44,6 +47,31 @@ func samples() []event.Sample {
 			panic(err) // a fixed value that cannot be marshalled is a programming error
 		}
 		out = append(out, event.Sample{Topic: event.TopicCustomer, Event: e})
+	}
+	return append(out, auditSamples(c.ID)...)
+}
+
+// auditSamples are lenders' actions as this service records them (pkg/
+// orgaudit, with the details the use cases give): a member updating a
+// customer from the dashboard, and a key starting an import.
+func auditSamples(customerID string) []event.Sample {
+	member := principal.Principal{Kind: principal.KindAPIKey, OrgID: "org_019a2b3c4d5e6f708192a3b4c5d6e7f8", Env: principal.EnvLive,
+		UserID: "usr_019a2b3c4d5e6f708192a3b4c5d6e7f8", MemberRole: principal.MemberAdmin, ClientIP: "203.0.113.7"}
+	key := principal.Principal{Kind: principal.KindAPIKey, OrgID: member.OrgID, Env: principal.EnvLive,
+		KeyID: "key_019a2b3c4d5e6f708192a3b4c5d6e7f8", ClientIP: "198.51.100.4"}
+	var out []event.Sample
+	for _, s := range []struct {
+		p principal.Principal
+		a customer.Audit
+	}{
+		{member, customer.Audit{Action: customer.ActionUpdate, Target: customerID, Details: map[string]any{"fields": []string{"email", "occupation"}}}},
+		{key, customer.Audit{Action: customer.ActionImportStart, Target: "imp_019a2b3c4d5e6f708192a3b4c5d6e7f8", Details: map[string]any{"rows": 993}}},
+	} {
+		m, err := orgaudit.Message(principal.With(context.Background(), s.p), event.TopicOrgAudit, s.a.Action, s.a.Target, orgaudit.Done, s.a.Details)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, event.Sample{Topic: event.TopicOrgAudit, Event: m.Event})
 	}
 	return out
 }

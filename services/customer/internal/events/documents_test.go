@@ -31,7 +31,7 @@ func added(t *testing.T, orgID, env, customerID, docID, docType string) event.Ev
 func TestDocumentAddedAppearsOnTheCustomer(t *testing.T) {
 	pool, store, svc := newService(t)
 	who := customer.Caller{OrgID: "org_docs", Env: "test"}
-	c, err := svc.Create(context.Background(), who, customer.CreateInput{Fields: customer.Fields{
+	c, err := svc.Create(as(who), who, customer.CreateInput{Fields: customer.Fields{
 		FirstName: optional.Of("Ngozi"), LastName: optional.Of("Okafor"), Phone: optional.Of("+2348035550101")},
 		Addresses: optional.Of([]customer.AddressInput{{StreetName: optional.Of("Allen Avenue"), City: optional.Of("Ikeja"), State: optional.Of("Lagos")}}),
 		Documents: optional.Of([]customer.DocumentInput{{DocumentType: optional.Of("ID_CARD")}})})

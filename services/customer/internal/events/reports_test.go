@@ -29,7 +29,7 @@ func generated(t *testing.T, orgID, env, customerID string) event.Event {
 func TestReportGeneratedSetsReportURL(t *testing.T) {
 	pool, store, svc := newService(t)
 	who := customer.Caller{OrgID: "org_reports", Env: "test"}
-	c, err := svc.Create(context.Background(), who, customer.CreateInput{Fields: customer.Fields{
+	c, err := svc.Create(as(who), who, customer.CreateInput{Fields: customer.Fields{
 		FirstName: optional.Of("Ngozi"), LastName: optional.Of("Okafor"), Phone: optional.Of("+2348035550102")},
 		Addresses: optional.Of([]customer.AddressInput{{StreetName: optional.Of("Allen Avenue"), City: optional.Of("Ikeja"), State: optional.Of("Lagos")}})})
 	if err != nil {

@@ -1,6 +1,7 @@
 package events_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/kycfield/kyc/pkg/keyring"
 	"github.com/kycfield/kyc/pkg/outbox"
 	"github.com/kycfield/kyc/pkg/pgtest"
+	"github.com/kycfield/kyc/pkg/principal"
 	"github.com/kycfield/kyc/services/customer/internal/customer"
 	"github.com/kycfield/kyc/services/customer/internal/events"
 	"github.com/kycfield/kyc/services/customer/internal/postgres"
@@ -27,4 +29,12 @@ func newService(t *testing.T) (*pgxpool.Pool, *postgres.Store, *customer.Service
 	}
 	store := postgres.New(pool, keys, "customer-events", events.Of)
 	return pool, store, customer.NewService(store, time.Now)
+}
+
+// as is the context of a request by who's organization's API key, as the
+// gateway vouches for it: every change a caller makes is audited, and an
+// audit needs an actor.
+func as(who customer.Caller) context.Context {
+	return principal.With(context.Background(), principal.Principal{Kind: principal.KindAPIKey, OrgID: who.OrgID,
+		Env: principal.Env(who.Env), KeyID: "key_test", ClientIP: "203.0.113.9"})
 }

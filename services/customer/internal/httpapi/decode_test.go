@@ -30,7 +30,7 @@ func routes(t testing.TB) *http.ServeMux {
 	eps := MakeEndpoints(nil, kitserver.NewInstrumenter(logging.Discard(), tel.Meter("customer")))
 	protect := func(h http.Handler, _ ...principal.Kind) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			h.ServeHTTP(w, r.WithContext(principal.With(r.Context(), principal.Principal{Kind: principal.KindAPIKey, OrgID: "org_1", Env: principal.EnvTest})))
+			h.ServeHTTP(w, r.WithContext(principal.With(r.Context(), principal.Principal{Kind: principal.KindAPIKey, OrgID: "org_1", Env: principal.EnvTest, KeyID: "key_1"})))
 		})
 	}
 	Register(mux, eps, nil, protect, logging.Discard())
@@ -141,7 +141,7 @@ func detailList(t *testing.T, e *envelope.ErrorBody) []string {
 func request(method, path, body string) *http.Request {
 	r := httptest.NewRequest(method, path, strings.NewReader(body))
 	r.Header.Set("Content-Type", "application/json")
-	return r.WithContext(principal.With(r.Context(), principal.Principal{Kind: principal.KindAPIKey, OrgID: "org_1", Env: principal.EnvTest}))
+	return r.WithContext(principal.With(r.Context(), principal.Principal{Kind: principal.KindAPIKey, OrgID: "org_1", Env: principal.EnvTest, KeyID: "key_1"}))
 }
 
 // What the decoders hand the service keeps absent, null and set apart.

@@ -14,7 +14,7 @@ import (
 )
 
 func listCaller() context.Context {
-	return principal.With(context.Background(), principal.Principal{Kind: principal.KindAPIKey, OrgID: "org_1", Env: principal.EnvTest})
+	return principal.With(context.Background(), principal.Principal{Kind: principal.KindAPIKey, OrgID: "org_1", Env: principal.EnvTest, KeyID: "key_1"})
 }
 
 // decodeListQuery runs the list endpoint's decoder on a raw query string.

@@ -69,7 +69,7 @@ func startBehindProxy(t *testing.T) outageService {
 	mux := http.NewServeMux()
 	protect := func(h http.Handler, _ ...principal.Kind) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			h.ServeHTTP(w, r.WithContext(principal.With(r.Context(), principal.Principal{Kind: principal.KindAPIKey, OrgID: "org_outage", Env: principal.EnvTest})))
+			h.ServeHTTP(w, r.WithContext(principal.With(r.Context(), principal.Principal{Kind: principal.KindAPIKey, OrgID: "org_outage", Env: principal.EnvTest, KeyID: "key_outage"})))
 		})
 	}
 	Register(mux, MakeEndpoints(svc, kitserver.NewInstrumenter(logging.Discard(), tel.Meter("customer"))), svc, protect, logging.Discard())

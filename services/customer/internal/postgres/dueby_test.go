@@ -31,7 +31,7 @@ func TestDueByFromVerificationEvents(t *testing.T) {
 		{live, &due, view.Of(customer.Customer{Addresses: []customer.Address{{DueBy: &due}}}).Addresses[0].DueBy},
 		{sandbox, nil, nil},
 	} {
-		c, err := f.svc.Create(context.Background(), tc.who, input("+234803000010"+string(rune('0'+i)), nil))
+		c, err := f.svc.Create(as(tc.who), tc.who, input("+234803000010"+string(rune('0'+i)), nil))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -40,7 +40,7 @@ func TestConcurrentSpellingsOfOneIdentityYieldOneCustomer(t *testing.T) {
 						in.Email = optional.Of(emails[i])
 					}
 				})
-				_, err := f.svc.Create(context.Background(), who, in)
+				_, err := f.svc.Create(as(who), who, in)
 				code := "OK"
 				if e, ok := apperr.As(err); ok {
 					code = e.Code
@@ -82,11 +82,11 @@ func TestAnUnkeyedDuplicateCanStillBeUpdated(t *testing.T) {
 	f := setup(t)
 	ctx := context.Background()
 	who := customer.Caller{OrgID: "org_a", Env: "test"}
-	first, err := f.svc.Create(ctx, who, input("+2348031110001", func(in *customer.CreateInput) { in.LoanID = optional.Of("LN-7") }))
+	first, err := f.svc.Create(as(who), who, input("+2348031110001", func(in *customer.CreateInput) { in.LoanID = optional.Of("LN-7") }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := f.svc.Create(ctx, who, input("+2348031110002", func(in *customer.CreateInput) { in.LoanID = optional.Of("LN-8") }))
+	second, err := f.svc.Create(as(who), who, input("+2348031110002", func(in *customer.CreateInput) { in.LoanID = optional.Of("LN-8") }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,10 +94,10 @@ func TestAnUnkeyedDuplicateCanStillBeUpdated(t *testing.T) {
 	if _, err := f.pool.Exec(ctx, `UPDATE customers SET loan_id = 'ln-7', loan_key = NULL WHERE id = $1`, second.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.Update(ctx, who, second.ID, customer.Fields{Occupation: optional.Of("Tailor")}); err != nil {
+	if _, err := f.svc.Update(as(who), who, second.ID, customer.Fields{Occupation: optional.Of("Tailor")}); err != nil {
 		t.Fatalf("updating another field: %v", err)
 	}
-	_, err = f.svc.Update(ctx, who, second.ID, customer.Fields{LoanID: optional.Of("LN\u20137")})
+	_, err = f.svc.Update(as(who), who, second.ID, customer.Fields{LoanID: optional.Of("LN\u20137")})
 	if e, ok := apperr.As(err); !ok || e.Code != customer.CodeDuplicate || e.Details[0].ExistingID != first.ID {
 		t.Fatalf("changing its loanId to the first's: %v", err)
 	}

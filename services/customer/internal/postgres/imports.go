@@ -57,7 +57,7 @@ func scanImport(row pgx.Row) (customer.Import, error) {
 
 // SaveImport records the job and its rows in one transaction, or returns
 // the job of the same file.
-func (s *Store) SaveImport(ctx context.Context, im customer.Import, rows []customer.ImportRowState) (customer.Import, bool, error) {
+func (s *Store) SaveImport(ctx context.Context, im customer.Import, rows []customer.ImportRowState, audit customer.Audit) (customer.Import, bool, error) {
 	probs, err := json.Marshal(nonNil(im.Problems))
 	if err != nil {
 		return im, false, err
@@ -85,8 +85,10 @@ func (s *Store) SaveImport(ctx context.Context, im customer.Import, rows []custo
 				im.OrgID, im.Env, im.FileSHA256))
 			return err
 		}
-		_, err = tx.CopyFrom(ctx, pgx.Identifier{"import_rows"}, []string{"import_id", "row", "state", "cells_enc"}, pgx.CopyFromRows(sealed))
-		return err
+		if _, err = tx.CopyFrom(ctx, pgx.Identifier{"import_rows"}, []string{"import_id", "row", "state", "cells_enc"}, pgx.CopyFromRows(sealed)); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, audit)
 	})
 	return im, existing, err
 }
@@ -104,7 +106,7 @@ func (s *Store) GetImport(ctx context.Context, orgID, env, id string) (customer.
 }
 
 // StartImport starts a VALIDATED job and wakes the workers.
-func (s *Store) StartImport(ctx context.Context, orgID, env, id string, at time.Time) (customer.Import, bool, error) {
+func (s *Store) StartImport(ctx context.Context, orgID, env, id string, at time.Time, audit customer.Audit) (customer.Import, bool, error) {
 	var im customer.Import
 	started := false
 	err := s.Transact(ctx, func(tx pgx.Tx) error {
@@ -121,8 +123,10 @@ func (s *Store) StartImport(ctx context.Context, orgID, env, id string, at time.
 			return err
 		}
 		started = true
-		_, err = tx.Exec(ctx, `SELECT pg_notify($1, '')`, ImportNotifyChannel)
-		return err
+		if _, err = tx.Exec(ctx, `SELECT pg_notify($1, '')`, ImportNotifyChannel); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, audit)
 	})
 	return im, started, err
 }

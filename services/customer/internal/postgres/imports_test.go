@@ -41,28 +41,28 @@ func TestImportResumesAfterAStopAndCreatesEachRowOnce(t *testing.T) {
 	ctx := context.Background()
 	who := customer.Caller{OrgID: "org_imp", Env: "test"}
 	const n = 200
-	im, existing, err := f.svc.ValidateImport(ctx, who, "batch.csv", strings.NewReader(importFile(n)))
+	im, existing, err := f.svc.ValidateImport(as(who), who, "batch.csv", strings.NewReader(importFile(n)))
 	if err != nil || existing {
 		t.Fatal(err, existing)
 	}
 	if im.ValidRows != n || im.TotalRows != n+1 || len(im.Problems) != 1 || im.Problems[0].Row != 3 {
 		t.Fatalf("validated %+v", im)
 	}
-	again, existing, err := f.svc.ValidateImport(ctx, who, "copy.csv", strings.NewReader(importFile(n)))
+	again, existing, err := f.svc.ValidateImport(as(who), who, "copy.csv", strings.NewReader(importFile(n)))
 	if err != nil || !existing || again.ID != im.ID {
 		t.Fatalf("same file again: %v %v %s", err, existing, again.ID)
 	}
-	if _, _, err := f.svc.StartImport(ctx, who, im.ID, n-1); !apperr.IsCode(err, customer.CodeImportRowsMismatch) {
+	if _, _, err := f.svc.StartImport(as(who), who, im.ID, n-1); !apperr.IsCode(err, customer.CodeImportRowsMismatch) {
 		t.Fatalf("start with the wrong count: %v", err)
 	}
 	// Row 10 (LN-8) becomes a duplicate after the check.
-	if _, err := f.svc.Create(ctx, who, input("+2348111111111", func(in *customer.CreateInput) { in.LoanID.V, in.LoanID.Set = "LN-8", true })); err != nil {
+	if _, err := f.svc.Create(as(who), who, input("+2348111111111", func(in *customer.CreateInput) { in.LoanID.V, in.LoanID.Set = "LN-8", true })); err != nil {
 		t.Fatal(err)
 	}
-	if _, started, err := f.svc.StartImport(ctx, who, im.ID, n); err != nil || !started {
+	if _, started, err := f.svc.StartImport(as(who), who, im.ID, n); err != nil || !started {
 		t.Fatal(err, started)
 	}
-	if _, started, err := f.svc.StartImport(ctx, who, im.ID, n); err != nil || started {
+	if _, started, err := f.svc.StartImport(as(who), who, im.ID, n); err != nil || started {
 		t.Fatal("second start", err, started)
 	}
 
@@ -149,7 +149,7 @@ func TestDailyResultsCountsDecidedCustomersPerUTCDay(t *testing.T) {
 	who := customer.Caller{OrgID: "org_daily", Env: "test"}
 	now := time.Now().UTC()
 	decide := func(phone, status string, at time.Time, org string) string {
-		c, err := f.svc.Create(ctx, customer.Caller{OrgID: org, Env: "test"}, input(phone, nil))
+		c, err := f.svc.Create(as(customer.Caller{OrgID: org, Env: "test"}), customer.Caller{OrgID: org, Env: "test"}, input(phone, nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +164,7 @@ func TestDailyResultsCountsDecidedCustomersPerUTCDay(t *testing.T) {
 	decide("+2348100000004", customer.StatusVerified, now.AddDate(0, 0, -40), who.OrgID) // before the window
 	decide("+2348100000005", customer.StatusVerified, now, "org_other")
 	gone := decide("+2348100000006", customer.StatusVerified, now, who.OrgID)
-	if err := f.svc.Delete(ctx, who, gone); err != nil {
+	if err := f.svc.Delete(as(who), who, gone); err != nil {
 		t.Fatal(err)
 	}
 	days, err := f.svc.DailyResults(ctx, who, 30)

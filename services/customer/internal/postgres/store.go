@@ -16,6 +16,7 @@ import (
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/keyring"
+	"github.com/kycfield/kyc/pkg/orgaudit"
 	"github.com/kycfield/kyc/pkg/outbox"
 	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/services/customer/internal/customer"
@@ -28,6 +29,11 @@ type Store struct {
 	// hint is where the import worker last claimed a row (imports.go).
 	hintMu sync.Mutex
 	hint   claimPos
+	// topic and toEvent make each change's event; auditTopic is where
+	// lenders' actions go.
+	topic      string
+	toEvent    EventFunc
+	auditTopic string
 }
 
 // EventFunc turns a domain change into the event published for it
@@ -38,10 +44,46 @@ type EventFunc func(customer.Change) (event.Event, error)
 // toEvent makes the event each change writes to the outbox, in the same
 // transaction as the change.
 func New(pool *pgxpool.Pool, keys *keyring.Keyring, topic string, toEvent EventFunc) *Store {
-	s := &Store{keys: keys}
-	s.Store = pgdb.NewStore(pool, func(tx pgx.Tx) customer.Tx { return &txn{tx: tx, s: s} },
-		outbox.Emitter(topic, toEvent, func(ch customer.Change) string { return ch.Customer.ID })).TranslateWith(translate)
+	s := &Store{keys: keys, topic: topic, toEvent: toEvent, auditTopic: orgaudit.Topic}
+	s.Store = pgdb.NewStore(pool, func(tx pgx.Tx) customer.Tx { return &txn{tx: tx, s: s} }, s.emit).TranslateWith(translate)
 	return s
+}
+
+// AuditOn sets the full (prefixed) name of the org audit topic; unset, it
+// is the unprefixed name.
+func (s *Store) AuditOn(topic string) { s.auditTopic = topic }
+
+// emit writes a change's event and, when a caller made it, the caller's
+// action: both in one outbox batch, so auditing a create costs no extra
+// round trip.
+func (s *Store) emit(ctx context.Context, tx pgx.Tx, ch customer.Change) error {
+	e, err := s.toEvent(ch)
+	if err != nil {
+		return err
+	}
+	msgs := []outbox.Message{{Topic: s.topic, Key: ch.Customer.ID, Event: e}}
+	if ch.Audit != nil {
+		a, err := s.auditMessage(ctx, *ch.Audit)
+		if err != nil {
+			return err
+		}
+		msgs = append(msgs, a)
+	}
+	return outbox.Add(ctx, tx, msgs...)
+}
+
+// auditMessage is ctx's caller's action a, done.
+func (s *Store) auditMessage(ctx context.Context, a customer.Audit) (outbox.Message, error) {
+	return orgaudit.Message(ctx, s.auditTopic, a.Action, a.Target, orgaudit.Done, a.Details)
+}
+
+// audit writes ctx's caller's action a to the outbox in tx.
+func (s *Store) audit(ctx context.Context, tx pgx.Tx, a customer.Audit) error {
+	m, err := s.auditMessage(ctx, a)
+	if err != nil {
+		return err
+	}
+	return outbox.Add(ctx, tx, m)
 }
 
 // translate reports a unique violation of a customer's identity as the

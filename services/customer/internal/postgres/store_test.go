@@ -19,6 +19,7 @@ import (
 	"github.com/kycfield/kyc/pkg/optional"
 	"github.com/kycfield/kyc/pkg/outbox"
 	"github.com/kycfield/kyc/pkg/pgtest"
+	"github.com/kycfield/kyc/pkg/principal"
 	"github.com/kycfield/kyc/services/customer/internal/customer"
 	"github.com/kycfield/kyc/services/customer/internal/customer/view"
 	"github.com/kycfield/kyc/services/customer/internal/events"
@@ -54,6 +55,14 @@ func input(phone string, extra func(*customer.CreateInput)) customer.CreateInput
 	return in
 }
 
+// as is the context of a request by who's organization's API key, as the
+// gateway vouches for it: every change a caller makes is audited, and an
+// audit needs an actor.
+func as(who customer.Caller) context.Context {
+	return principal.With(context.Background(), principal.Principal{Kind: principal.KindAPIKey, OrgID: who.OrgID,
+		Env: principal.Env(who.Env), KeyID: "key_test", ClientIP: "203.0.113.9"})
+}
+
 func TestConcurrentCreatesOfOnePhoneYieldOneCustomer(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
@@ -66,7 +75,7 @@ func TestConcurrentCreatesOfOnePhoneYieldOneCustomer(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := f.svc.Create(context.Background(), who, input("+2348030000001", nil))
+			_, err := f.svc.Create(as(who), who, input("+2348030000001", nil))
 			code := "OK"
 			if e, ok := apperr.As(err); ok {
 				code = e.Code
@@ -96,7 +105,7 @@ func TestRecordLimitHoldsUnderConcurrencyAndDeletionFreesASlot(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := f.svc.Create(context.Background(), who, input(fmt.Sprintf("+23481%08d", i), nil))
+			c, err := f.svc.Create(as(who), who, input(fmt.Sprintf("+23481%08d", i), nil))
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -114,16 +123,16 @@ func TestRecordLimitHoldsUnderConcurrencyAndDeletionFreesASlot(t *testing.T) {
 		t.Fatalf("created %d, limited %d", len(ids), limited)
 	}
 	// The limit applies to sandbox only.
-	if _, err := f.svc.Create(context.Background(), customer.Caller{OrgID: "org_dev", Env: "live", RecordLimit: 50}, input("+2349000000001", nil)); err != nil {
+	if _, err := f.svc.Create(as(customer.Caller{OrgID: "org_dev", Env: "live", RecordLimit: 50}), customer.Caller{OrgID: "org_dev", Env: "live", RecordLimit: 50}, input("+2349000000001", nil)); err != nil {
 		t.Fatalf("live create counted against the sandbox limit: %v", err)
 	}
-	if err := f.svc.Delete(context.Background(), who, ids[0]); err != nil {
+	if err := f.svc.Delete(as(who), who, ids[0]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.Create(context.Background(), who, input("+2349000000002", nil)); err != nil {
+	if _, err := f.svc.Create(as(who), who, input("+2349000000002", nil)); err != nil {
 		t.Fatalf("slot not freed by deletion: %v", err)
 	}
-	if _, err := f.svc.Create(context.Background(), who, input("+2349000000003", nil)); !apperr.IsCode(err, customer.CodePlanLimitExceeded) {
+	if _, err := f.svc.Create(as(who), who, input("+2349000000003", nil)); !apperr.IsCode(err, customer.CodePlanLimitExceeded) {
 		t.Fatalf("51st live record: %v", err)
 	}
 }
@@ -132,7 +141,7 @@ func TestBVNAndNINAreNeverStoredInClear(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	who := customer.Caller{OrgID: "org_pii", Env: "live"}
-	c, err := f.svc.Create(context.Background(), who, input("+2348030000002", func(in *customer.CreateInput) {
+	c, err := f.svc.Create(as(who), who, input("+2348030000002", func(in *customer.CreateInput) {
 		in.BVN, in.NIN = optional.Of("22212345678"), optional.Of("98765432109")
 	}))
 	if err != nil {
@@ -170,7 +179,7 @@ func TestVerificationEventsDriveStatusIdempotentlyAndInOrder(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	who := customer.Caller{OrgID: "org_v", Env: "test"}
-	c, err := f.svc.Create(context.Background(), who, input("+2348030000003", func(in *customer.CreateInput) {
+	c, err := f.svc.Create(as(who), who, input("+2348030000003", func(in *customer.CreateInput) {
 		in.Addresses.V = append(in.Addresses.V, in.Addresses.V[0])
 	}))
 	if err != nil {
@@ -240,27 +249,27 @@ func TestRelogBypassesDuplicatesAndDeletionReleasesValues(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	who := customer.Caller{OrgID: "org_r", Env: "test"}
-	first, err := f.svc.Create(context.Background(), who, input("+2348030000004", func(in *customer.CreateInput) { in.LoanID = optional.Of("LN-1") }))
+	first, err := f.svc.Create(as(who), who, input("+2348030000004", func(in *customer.CreateInput) { in.LoanID = optional.Of("LN-1") }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = f.svc.Create(context.Background(), who, input("+2348030000004", nil))
+	_, err = f.svc.Create(as(who), who, input("+2348030000004", nil))
 	e, ok := apperr.As(err)
 	if !ok || e.Code != customer.CodeDuplicate || len(e.Details) != 1 || e.Details[0].Field != "phone" || e.Details[0].ExistingID != first.ID {
 		t.Fatalf("duplicate: %v %+v", err, e)
 	}
-	relog, err := f.svc.Create(context.Background(), who, input("+2348030000004", func(in *customer.CreateInput) {
+	relog, err := f.svc.Create(as(who), who, input("+2348030000004", func(in *customer.CreateInput) {
 		in.LoanID, in.RelogReason = optional.Of("LN-1"), optional.Of("New loan application")
 	}))
 	if err != nil || relog.RelogReason != "New loan application" {
 		t.Fatalf("relog: %v", err)
 	}
 	for _, id := range []string{first.ID, relog.ID} {
-		if err := f.svc.Delete(context.Background(), who, id); err != nil {
+		if err := f.svc.Delete(as(who), who, id); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := f.svc.Create(context.Background(), who, input("+2348030000004", func(in *customer.CreateInput) { in.LoanID = optional.Of("LN-1") })); err != nil {
+	if _, err := f.svc.Create(as(who), who, input("+2348030000004", func(in *customer.CreateInput) { in.LoanID = optional.Of("LN-1") })); err != nil {
 		t.Fatalf("deleted customers still block: %v", err)
 	}
 	var deleted int
@@ -274,14 +283,14 @@ func TestUpdateRefusesAnotherCustomersPhone(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	who := customer.Caller{OrgID: "org_u", Env: "test"}
-	a, _ := f.svc.Create(context.Background(), who, input("+2348030000005", nil))
-	b, _ := f.svc.Create(context.Background(), who, input("+2348030000006", nil))
-	_, err := f.svc.Update(context.Background(), who, b.ID, customer.Fields{Phone: optional.Of("+234 803 000 0005")})
+	a, _ := f.svc.Create(as(who), who, input("+2348030000005", nil))
+	b, _ := f.svc.Create(as(who), who, input("+2348030000006", nil))
+	_, err := f.svc.Update(as(who), who, b.ID, customer.Fields{Phone: optional.Of("+234 803 000 0005")})
 	if e, ok := apperr.As(err); !ok || e.Code != customer.CodeDuplicate || e.Details[0].ExistingID != a.ID {
 		t.Fatalf("got %v", err)
 	}
 	// Keeping one's own phone is not a duplicate.
-	if _, err := f.svc.Update(context.Background(), who, a.ID, customer.Fields{Phone: optional.Of("+2348030000005"), Occupation: optional.Of("Trader")}); err != nil {
+	if _, err := f.svc.Update(as(who), who, a.ID, customer.Fields{Phone: optional.Of("+2348030000005"), Occupation: optional.Of("Trader")}); err != nil {
 		t.Fatal(err)
 	}
 	var n int
@@ -301,7 +310,7 @@ func TestReadsSeeStatusAndAddressesTogether(t *testing.T) {
 	f := setup(t)
 	ctx := context.Background()
 	who := customer.Caller{OrgID: "org_snap", Env: "test"}
-	c, err := f.svc.Create(ctx, who, input("+2348030000009", nil))
+	c, err := f.svc.Create(as(who), who, input("+2348030000009", nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,7 +428,7 @@ func TestAnUpdateWithoutOverallStatusMovesOnlyTheAddress(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	who := customer.Caller{OrgID: "org_legacy", Env: "test"}
-	c, err := f.svc.Create(context.Background(), who, input("+2348030000011", nil))
+	c, err := f.svc.Create(as(who), who, input("+2348030000011", nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,15 +452,15 @@ func TestAddressUpdatesOfDeletedOrForeignCustomersMoveNoCounter(t *testing.T) {
 	f := setup(t)
 	who := customer.Caller{OrgID: "org_moves", Env: "test"}
 	other := customer.Caller{OrgID: "org_other", Env: "test"}
-	kept, err := f.svc.Create(context.Background(), who, input("+2348030000012", nil))
+	kept, err := f.svc.Create(as(who), who, input("+2348030000012", nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	gone, err := f.svc.Create(context.Background(), who, input("+2348030000013", nil))
+	gone, err := f.svc.Create(as(who), who, input("+2348030000013", nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.svc.Delete(context.Background(), who, gone.ID); err != nil {
+	if err := f.svc.Delete(as(who), who, gone.ID); err != nil {
 		t.Fatal(err)
 	}
 	consumer := inbox.New("test", nil, f.pool, logging.Discard(), inbox.HandlerOf(events.Subscriptions(f.svc, f.store.Within), "customer.verification-status"))

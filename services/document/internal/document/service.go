@@ -24,7 +24,8 @@ type Repository interface {
 	Room(ctx context.Context, who Caller, customerID string) error
 	// Add records d when its customer (d's org and environment) is alive
 	// and has fewer than MaxPerCustomer documents, atomically: concurrent
-	// adds never go over the limit.
+	// adds never go over the limit. The caller's ActionUpload goes to the
+	// organization's audit log in the same transaction.
 	Add(ctx context.Context, d Document) error
 	// Announce records that an object is about to be written under key,
 	// so that it is removed later if Add never records it (a crash between
@@ -46,6 +47,17 @@ type Files interface {
 	PutSized(ctx context.Context, key string, r io.Reader, size int64, contentType string) (int64, error)
 	Get(ctx context.Context, key string) (io.ReadCloser, error)
 	Remove(ctx context.Context, key string)
+}
+
+// ActionUpload is what the organization's audit log (pkg/orgaudit) calls
+// adding a document, a file or a link, by a member or a key.
+const ActionUpload = "document.upload"
+
+// UploadDetails are what the audit log keeps of an added document: its
+// customer, its type and whether the file is hosted here. Never the
+// file, its name or its URL, which may carry personal data.
+func UploadDetails(d Document) map[string]any {
+	return map[string]any{"customerId": d.CustomerID, "type": d.DocumentType, "hosted": d.Hosted}
 }
 
 // Service holds the document use cases.

@@ -1,9 +1,12 @@
 package events
 
 import (
+	"context"
 	"time"
 
 	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/orgaudit"
+	"github.com/kycfield/kyc/pkg/principal"
 	"github.com/kycfield/kyc/services/document/internal/document"
 	"github.com/kycfield/kyc/services/document/internal/document/view"
 )
@@ -46,5 +49,13 @@ func samples() []event.Sample {
 		}
 		out = append(out, event.Sample{Topic: event.TopicDocument, Event: e})
 	}
-	return out
+	// A member uploading the hosted file from the dashboard, as the store
+	// records it.
+	ctx := principal.With(context.Background(), principal.Principal{Kind: principal.KindAPIKey, OrgID: hosted.OrgID, Env: principal.EnvLive,
+		UserID: "usr_019a2b3c4d5e6f708192a3b4c5d6e7f8", MemberRole: principal.MemberDeveloper, ClientIP: "203.0.113.7"})
+	m, err := orgaudit.Message(ctx, event.TopicOrgAudit, document.ActionUpload, hosted.ID, orgaudit.Done, document.UploadDetails(hosted))
+	if err != nil {
+		panic(err)
+	}
+	return append(out, event.Sample{Topic: event.TopicOrgAudit, Event: m.Event})
 }

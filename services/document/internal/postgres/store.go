@@ -11,6 +11,7 @@ import (
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/objstore/pending"
+	"github.com/kycfield/kyc/pkg/orgaudit"
 	"github.com/kycfield/kyc/pkg/outbox"
 	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/services/document/internal/document"
@@ -22,13 +23,35 @@ type EventFunc func(document.Document) (event.Event, error)
 // Store implements document.Repository.
 type Store struct {
 	*pgdb.Store[document.Tx, document.Document]
+	topic      string
+	toEvent    EventFunc
+	auditTopic string
 }
 
 // New returns a Store on pool that publishes each added document's event
 // on topic (full name) through the outbox, in the insert's transaction.
 func New(pool *pgxpool.Pool, topic string, toEvent EventFunc) *Store {
-	return &Store{pgdb.NewStore(pool, func(tx pgx.Tx) document.Tx { return txn{tx} },
-		outbox.Emitter(topic, toEvent, func(d document.Document) string { return d.CustomerID }))}
+	s := &Store{topic: topic, toEvent: toEvent, auditTopic: orgaudit.Topic}
+	s.Store = pgdb.NewStore(pool, func(tx pgx.Tx) document.Tx { return txn{tx} }, s.emitAdded)
+	return s
+}
+
+// AuditOn sets the full (prefixed) name of the org audit topic that Add
+// records the caller's upload on; unset, it is the unprefixed name.
+func (s *Store) AuditOn(topic string) { s.auditTopic = topic }
+
+// emitAdded writes d's event and the caller's document.upload in one
+// outbox batch (one round trip for both).
+func (s *Store) emitAdded(ctx context.Context, tx pgx.Tx, d document.Document) error {
+	e, err := s.toEvent(d)
+	if err != nil {
+		return err
+	}
+	a, err := orgaudit.Message(ctx, s.auditTopic, document.ActionUpload, d.ID, orgaudit.Done, document.UploadDetails(d))
+	if err != nil {
+		return err
+	}
+	return outbox.Add(ctx, tx, outbox.Message{Topic: s.topic, Key: d.CustomerID, Event: e}, a)
 }
 
 type txn struct{ tx pgx.Tx }

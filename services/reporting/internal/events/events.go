@@ -1,10 +1,14 @@
 package events
 
 import (
+	"context"
 	"time"
 
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/inbox"
+	"github.com/kycfield/kyc/pkg/optional"
+	"github.com/kycfield/kyc/pkg/orgaudit"
+	"github.com/kycfield/kyc/pkg/principal"
 	"github.com/kycfield/kyc/services/reporting/internal/report"
 )
 
@@ -53,5 +57,14 @@ func samples() []event.Sample {
 	if err != nil {
 		panic(err) // a fixed value that cannot be marshalled is a programming error
 	}
-	return []event.Sample{{Topic: event.TopicReporting, Event: e}}
+	// A member saving the white-labelling from the dashboard, as the
+	// store records it.
+	ctx := principal.With(context.Background(), principal.Principal{Kind: principal.KindAPIKey, OrgID: r.OrgID, Env: principal.EnvLive,
+		UserID: "usr_019a2b3c4d5e6f708192a3b4c5d6e7f8", MemberRole: principal.MemberOwner, ClientIP: "203.0.113.7"})
+	m, err := orgaudit.Message(ctx, event.TopicOrgAudit, report.ActionBrandingUpdate, r.OrgID, orgaudit.Done,
+		report.BrandDetails(report.Brand{DisplayName: "Zenith Microfinance", Accent: "#7A1FA2"}, report.BrandInput{Logo: optional.Of("iVBORw0KGgo=")}))
+	if err != nil {
+		panic(err)
+	}
+	return []event.Sample{{Topic: event.TopicReporting, Event: e}, {Topic: event.TopicOrgAudit, Event: m.Event}}
 }

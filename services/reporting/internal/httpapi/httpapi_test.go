@@ -59,7 +59,10 @@ func setup(t *testing.T) fixture {
 	protect := func(h http.Handler, _ ...principal.Kind) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			p := principal.Principal{Kind: principal.KindAPIKey, OrgID: r.Header.Get("X-Org"), Env: principal.Env(r.Header.Get("X-Env")),
-				Plan: r.Header.Get("X-Plan")}
+				Plan: r.Header.Get("X-Plan"), KeyID: "key_test", ClientIP: r.Header.Get("X-IP")}
+			if u := r.Header.Get("X-User"); u != "" { // a member from the dashboard
+				p.KeyID, p.UserID, p.MemberRole = "", u, principal.MemberRole(r.Header.Get("X-Role"))
+			}
 			h.ServeHTTP(w, r.WithContext(principal.With(r.Context(), p)))
 		})
 	}

@@ -53,7 +53,7 @@ func TestARenderEndsOnlyOnceItsReportIsStored(t *testing.T) {
 	httpapi.Register(mux, httpapi.MakeEndpoints(broken, kitserver.NewInstrumenter(logging.Discard(), tel.Meter("r"))), broken,
 		func(h http.Handler, _ ...principal.Kind) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				h.ServeHTTP(w, r.WithContext(principal.With(r.Context(), principal.Principal{Kind: principal.KindAPIKey, OrgID: who.org, Env: principal.Env(who.env)})))
+				h.ServeHTTP(w, r.WithContext(principal.With(r.Context(), principal.Principal{Kind: principal.KindAPIKey, OrgID: who.org, Env: principal.Env(who.env), KeyID: "key_test"})))
 			})
 		}, logging.Discard())
 	g := fixture{mux: mux, pool: f.pool}

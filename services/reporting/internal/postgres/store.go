@@ -11,6 +11,7 @@ import (
 
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/event"
+	"github.com/kycfield/kyc/pkg/orgaudit"
 	"github.com/kycfield/kyc/pkg/outbox"
 	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/services/reporting/internal/report"
@@ -22,12 +23,13 @@ type EventFunc func(report.Report) (event.Event, error)
 // Store implements report.Repository.
 type Store struct {
 	*pgdb.Store[report.Tx, report.Report]
+	auditTopic string
 }
 
 // New returns a Store on pool that publishes each report's event on topic
 // (full name) through the outbox, in the report's own transaction.
 func New(pool *pgxpool.Pool, topic string, toEvent EventFunc) *Store {
-	s := &Store{}
+	s := &Store{auditTopic: orgaudit.Topic}
 	s.Store = pgdb.NewStore(pool, func(tx pgx.Tx) report.Tx { return txn{tx: tx, s: s} },
 		outbox.Emitter(topic, toEvent, func(r report.Report) string { return r.CustomerID }))
 	return s
@@ -183,18 +185,28 @@ func (t txn) BrandToShow(ctx context.Context, orgID, env string) (*report.Brand,
 // SaveBrand implements report.Repository. keepLogo keeps the logo already
 // saved (none when there is none), in the same statement, so that two
 // saves at once cannot lose it.
-func (s *Store) SaveBrand(ctx context.Context, who report.Caller, b report.Brand, keepLogo bool) (report.Brand, error) {
+func (s *Store) SaveBrand(ctx context.Context, who report.Caller, b report.Brand, keepLogo bool, a report.Audit) (report.Brand, error) {
 	var saved report.Brand
-	err := s.Pool().QueryRow(ctx, `INSERT INTO branding (org_id, env, display_name, accent, logo, updated_at)
-		VALUES ($1, $2, $3, $4, CASE WHEN $7 THEN NULL ELSE $5::bytea END, $6) ON CONFLICT (org_id, env) DO UPDATE SET display_name = excluded.display_name,
-		accent = excluded.accent, logo = CASE WHEN $7 THEN branding.logo ELSE excluded.logo END, updated_at = excluded.updated_at
-		RETURNING display_name, accent, logo, updated_at`,
-		who.OrgID, who.Env, b.DisplayName, b.Accent, b.Logo, b.UpdatedAt, keepLogo).Scan(&saved.DisplayName, &saved.Accent, &saved.Logo, &saved.UpdatedAt)
+	m, err := orgaudit.Message(ctx, s.auditTopic, a.Action, a.Target, orgaudit.Done, a.Details)
 	if err != nil {
 		return saved, apperr.Internal(err)
 	}
-	return saved, nil
+	err = s.Transact(ctx, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `INSERT INTO branding (org_id, env, display_name, accent, logo, updated_at)
+			VALUES ($1, $2, $3, $4, CASE WHEN $7 THEN NULL ELSE $5::bytea END, $6) ON CONFLICT (org_id, env) DO UPDATE SET display_name = excluded.display_name,
+			accent = excluded.accent, logo = CASE WHEN $7 THEN branding.logo ELSE excluded.logo END, updated_at = excluded.updated_at
+			RETURNING display_name, accent, logo, updated_at`,
+			who.OrgID, who.Env, b.DisplayName, b.Accent, b.Logo, b.UpdatedAt, keepLogo).Scan(&saved.DisplayName, &saved.Accent, &saved.Logo, &saved.UpdatedAt); err != nil {
+			return err
+		}
+		return outbox.Add(ctx, tx, m)
+	})
+	return saved, err
 }
+
+// AuditOn sets the full (prefixed) name of the org audit topic that
+// SaveBrand records on; unset, it is the unprefixed name.
+func (s *Store) AuditOn(topic string) { s.auditTopic = topic }
 
 // Brand implements report.Repository.
 func (s *Store) Brand(ctx context.Context, who report.Caller) (report.Brand, error) {

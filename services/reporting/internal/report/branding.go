@@ -118,7 +118,37 @@ func (s *Service) SetBrand(ctx context.Context, who Caller, in BrandInput) (Bran
 		return Brand{}, err
 	}
 	b.UpdatedAt = s.now().UTC()
-	return s.repo.SaveBrand(ctx, who, b, !in.Logo.Set)
+	return s.repo.SaveBrand(ctx, who, b, !in.Logo.Set, Audit{Action: ActionBrandingUpdate, Target: who.OrgID, Details: BrandDetails(b, in)})
+}
+
+// ActionBrandingUpdate is what the organization's audit log (pkg/
+// orgaudit) calls saving the white-labelling.
+const ActionBrandingUpdate = "branding.update"
+
+// Audit is a lender's action for the repository to record in the
+// organization's audit log in the transaction of the change; who acted,
+// and from which IP, is read from the request's context.
+type Audit struct {
+	Action  string
+	Target  string
+	Details map[string]any
+}
+
+// BrandDetails says what a save set: the name and colour, and what
+// became of the logo (never the image itself).
+func BrandDetails(b Brand, in BrandInput) map[string]any {
+	logo := "replaced"
+	switch {
+	case !in.Logo.Set:
+		logo = "kept"
+	case in.Logo.Null:
+		logo = "removed"
+	}
+	d := map[string]any{"displayName": b.DisplayName, "logo": logo}
+	if b.Accent != "" {
+		d["accentColour"] = b.Accent
+	}
+	return d
 }
 
 // Brand reads the caller's white-labelling, or ErrBrandNotSet.

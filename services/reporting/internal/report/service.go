@@ -87,7 +87,9 @@ type Repository interface {
 	// CustomerDeleted reports whether the report's customer was deleted,
 	// as customer.deleted told this context.
 	CustomerDeleted(ctx context.Context, r Report) (bool, error)
-	SaveBrand(ctx context.Context, who Caller, b Brand, keepLogo bool) (Brand, error)
+	// SaveBrand saves the caller's branding and records audit in the same
+	// transaction.
+	SaveBrand(ctx context.Context, who Caller, b Brand, keepLogo bool, audit Audit) (Brand, error)
 	// Brand is the caller's branding, or ErrBrandNotSet.
 	Brand(ctx context.Context, who Caller) (Brand, error)
 }

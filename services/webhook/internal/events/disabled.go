@@ -1,12 +1,15 @@
 package events
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/inbox"
+	"github.com/kycfield/kyc/pkg/orgaudit"
+	"github.com/kycfield/kyc/pkg/principal"
 	"github.com/kycfield/kyc/services/webhook/internal/webhook"
 )
 
@@ -43,7 +46,33 @@ func samples() []event.Sample {
 	if err != nil {
 		panic(err) // a fixed value that cannot be marshalled is a programming error
 	}
-	return append([]event.Sample{{Topic: event.TopicWebhook, Event: ev}}, stageSamples(at)...)
+	return append(append([]event.Sample{{Topic: event.TopicWebhook, Event: ev}}, stageSamples(at)...), auditSamples(e.OrgID, e.ID)...)
+}
+
+// auditSamples are lenders' actions on webhooks as the store records
+// them (pkg/orgaudit): a member reading an endpoint's secret from the
+// dashboard, and the organization's key recovering failed deliveries.
+func auditSamples(orgID, endpointID string) []event.Sample {
+	member := principal.Principal{Kind: principal.KindAPIKey, OrgID: orgID, Env: principal.EnvLive,
+		UserID: "usr_019a2b3c4d5e6f708192a3b4c5d6e7f8", MemberRole: principal.MemberAdmin, ClientIP: "203.0.113.7"}
+	key := principal.Principal{Kind: principal.KindAPIKey, OrgID: orgID, Env: principal.EnvLive,
+		KeyID: "key_019a2b3c4d5e6f708192a3b4c5d6e7f8", ClientIP: "198.51.100.4"}
+	var out []event.Sample
+	for _, s := range []struct {
+		p principal.Principal
+		a webhook.Audit
+	}{
+		{member, webhook.Audit{Action: webhook.ActionSecretRead, Target: endpointID}},
+		{key, webhook.Audit{Action: webhook.ActionRecover, Target: endpointID,
+			Details: map[string]any{"since": "2026-11-22T10:00:00Z", "recovered": 12}}},
+	} {
+		m, err := orgaudit.Message(principal.With(context.Background(), s.p), event.TopicOrgAudit, s.a.Action, s.a.Target, orgaudit.Done, s.a.Details)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, event.Sample{Topic: event.TopicOrgAudit, Event: m.Event})
+	}
+	return out
 }
 
 // StageSchema names the schema of the stage events' data

@@ -110,7 +110,7 @@ func MakeEndpoints(svc *webhook.Service, in *kitserver.Instrumenter) Endpoints {
 		// button: a person who lost it need not rotate and break the
 		// receiver's check for a day.
 		Secret: kitserver.NewEndpoint(one("Webhook secret retrieved", http.StatusOK, true,
-			func(ctx context.Context, r idRequest) (webhook.Endpoint, error) { return svc.Get(ctx, r.who, r.id) }),
+			func(ctx context.Context, r idRequest) (webhook.Endpoint, error) { return svc.Secret(ctx, r.who, r.id) }),
 			in.Wrap("reveal_webhook_secret")),
 		Test: kitserver.NewEndpoint(func(ctx context.Context, r idRequest) (kitserver.Result, error) {
 			d, err := svc.SendTest(ctx, r.who, r.id)

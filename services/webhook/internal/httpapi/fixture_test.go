@@ -84,7 +84,11 @@ func setup(t *testing.T, o options) *fixture {
 	eps := httpapi.MakeEndpoints(svc, kitserver.NewInstrumenter(logging.Discard(), tel.Meter("webhook")))
 	protect := func(h http.Handler, _ ...principal.Kind) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			p := principal.Principal{Kind: principal.KindAPIKey, OrgID: r.Header.Get("X-Org"), Env: principal.Env(r.Header.Get("X-Env"))}
+			p := principal.Principal{Kind: principal.KindAPIKey, OrgID: r.Header.Get("X-Org"), Env: principal.Env(r.Header.Get("X-Env")),
+				KeyID: "key_test", ClientIP: r.Header.Get("X-IP")}
+			if u := r.Header.Get("X-User"); u != "" { // a member from the dashboard
+				p.KeyID, p.UserID, p.MemberRole = "", u, principal.MemberRole(r.Header.Get("X-Role"))
+			}
 			h.ServeHTTP(w, r.WithContext(principal.With(r.Context(), p)))
 		})
 	}

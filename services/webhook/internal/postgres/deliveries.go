@@ -124,11 +124,13 @@ const unfinishedStage = `SELECT 1 FROM messages pm
 	WHERE pm.org_id = $3 AND pm.env = $4 AND pm.customer_id = $9 AND pm.event_type = ANY($10) AND pm.id <> $5`
 
 // Enqueue implements webhook.Repository.
-func (s *Store) Enqueue(ctx context.Context, m webhook.Message, endpointIDs []string) ([]webhook.Delivery, error) {
+func (s *Store) Enqueue(ctx context.Context, m webhook.Message, endpointIDs []string, a webhook.Audit) ([]webhook.Delivery, error) {
 	var out []webhook.Delivery
 	err := s.Transact(ctx, func(tx pgx.Tx) (err error) {
-		out, err = enqueue(ctx, tx, m, endpointIDs)
-		return err
+		if out, err = enqueue(ctx, tx, m, endpointIDs); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, a, nil)
 	})
 	return out, err
 }
@@ -186,7 +188,7 @@ func (s *Store) attachAttempts(ctx context.Context, ds []webhook.Delivery) error
 }
 
 // Retry implements webhook.Repository.
-func (s *Store) Retry(ctx context.Context, who webhook.Caller, endpointID, deliveryID string) (webhook.Delivery, error) {
+func (s *Store) Retry(ctx context.Context, who webhook.Caller, endpointID, deliveryID string, a webhook.Audit) (webhook.Delivery, error) {
 	var d webhook.Delivery
 	err := s.Transact(ctx, func(tx pgx.Tx) (err error) {
 		d, err = scanDelivery(tx.QueryRow(ctx, `UPDATE deliveries SET manual = true, next_attempt_at = now(), updated_at = now()
@@ -198,14 +200,16 @@ func (s *Store) Retry(ctx context.Context, who webhook.Caller, endpointID, deliv
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `SELECT pg_notify($1, '')`, NotifyChannel)
-		return err
+		if _, err = tx.Exec(ctx, `SELECT pg_notify($1, '')`, NotifyChannel); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, a, nil)
 	})
 	return d, err
 }
 
 // Recover implements webhook.Repository.
-func (s *Store) Recover(ctx context.Context, who webhook.Caller, endpointID string, since time.Time) (int, error) {
+func (s *Store) Recover(ctx context.Context, who webhook.Caller, endpointID string, since time.Time, a webhook.Audit) (int, error) {
 	var n int
 	err := s.Transact(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE deliveries SET manual = true, next_attempt_at = now(), updated_at = now()
@@ -215,8 +219,10 @@ func (s *Store) Recover(ctx context.Context, who webhook.Caller, endpointID stri
 			return err
 		}
 		n = int(tag.RowsAffected())
-		_, err = tx.Exec(ctx, `SELECT pg_notify($1, '')`, NotifyChannel)
-		return err
+		if _, err = tx.Exec(ctx, `SELECT pg_notify($1, '')`, NotifyChannel); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, a, map[string]any{"recovered": n})
 	})
 	return n, err
 }

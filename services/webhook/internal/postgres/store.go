@@ -12,6 +12,7 @@ import (
 
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/keyring"
+	"github.com/kycfield/kyc/pkg/orgaudit"
 	"github.com/kycfield/kyc/pkg/outbox"
 	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/services/webhook/internal/webhook"
@@ -27,14 +28,15 @@ type DisabledEventFunc func(e webhook.Endpoint) (event.Event, error)
 // Store implements webhook.Repository and the dispatcher's schedule.
 type Store struct {
 	*pgdb.Store[Tx, webhook.Endpoint]
-	keys *keyring.Keyring
+	keys       *keyring.Keyring
+	auditTopic string
 }
 
 // New returns a Store on pool sealing secrets with keys; endpoint.disabled
 // events (made by disabled) go to topic (full name) through the outbox.
 func New(pool *pgxpool.Pool, keys *keyring.Keyring, topic string, disabled DisabledEventFunc) *Store {
 	return &Store{Store: pgdb.NewStore(pool, func(tx pgx.Tx) Tx { return Tx{tx} },
-		outbox.Emitter(topic, disabled, func(e webhook.Endpoint) string { return e.OrgID })), keys: keys}
+		outbox.Emitter(topic, disabled, func(e webhook.Endpoint) string { return e.OrgID })), keys: keys, auditTopic: orgaudit.Topic}
 }
 
 const endpointCols = `id, org_id, env, url, description, events, enabled, disabled_reason, secret, previous_secret,
@@ -87,7 +89,7 @@ func (s *Store) seal(e webhook.Endpoint) (secret, previous []byte) {
 
 // Create implements webhook.Repository. A transaction-scoped advisory
 // lock on the tenant serialises creates, so the count cannot race.
-func (s *Store) Create(ctx context.Context, e webhook.Endpoint) error {
+func (s *Store) Create(ctx context.Context, e webhook.Endpoint, a webhook.Audit) error {
 	return s.Transact(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('webhook/' || $1 || '/' || $2, 0))`, e.OrgID, e.Env); err != nil {
 			return err
@@ -104,7 +106,10 @@ func (s *Store) Create(ctx context.Context, e webhook.Endpoint) error {
 		_, err := tx.Exec(ctx, `INSERT INTO endpoints (`+endpointCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 			e.ID, e.OrgID, e.Env, e.URL, e.Description, e.Events, e.Enabled, e.DisabledReason, secret, previous,
 			e.PreviousUntil, e.FailingSince, e.CreatedAt, e.UpdatedAt)
-		return err
+		if err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, a, nil)
 	})
 }
 
@@ -150,7 +155,7 @@ func (s *Store) get(ctx context.Context, q querier, who webhook.Caller, id strin
 
 // Update implements webhook.Repository. Disabling parks the endpoint's
 // unfinished deliveries (off the schedule); enabling makes them due now.
-func (s *Store) Update(ctx context.Context, who webhook.Caller, id string, fn func(*webhook.Endpoint) error) (webhook.Endpoint, error) {
+func (s *Store) Update(ctx context.Context, who webhook.Caller, id string, fn func(*webhook.Endpoint) error, a webhook.Audit) (webhook.Endpoint, error) {
 	var out webhook.Endpoint
 	err := s.Transact(ctx, func(tx pgx.Tx) error {
 		e, err := s.get(ctx, tx, who, id, true)
@@ -174,7 +179,7 @@ func (s *Store) Update(ctx context.Context, who webhook.Caller, id string, fn fu
 			}
 		}
 		out = e
-		return nil
+		return s.audit(ctx, tx, a, nil)
 	})
 	return out, err
 }
@@ -199,7 +204,7 @@ func reschedule(ctx context.Context, tx pgx.Tx, endpointID string, enabled bool)
 }
 
 // Delete implements webhook.Repository.
-func (s *Store) Delete(ctx context.Context, who webhook.Caller, id string) error {
+func (s *Store) Delete(ctx context.Context, who webhook.Caller, id string, a webhook.Audit) error {
 	return s.Transact(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE endpoints SET deleted_at = now(), updated_at = now()
 			WHERE id = $1 AND org_id = $2 AND env = $3 AND deleted_at IS NULL`, id, who.OrgID, who.Env)
@@ -209,6 +214,9 @@ func (s *Store) Delete(ctx context.Context, who webhook.Caller, id string) error
 		if tag.RowsAffected() == 0 {
 			return webhook.ErrNotFound
 		}
-		return reschedule(ctx, tx, id, false)
+		if err := reschedule(ctx, tx, id, false); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, a, nil)
 	})
 }

@@ -16,23 +16,30 @@ import (
 
 // Repository keeps endpoints, messages and deliveries.
 type Repository interface {
+	// Every change below records the caller's audit in its transaction,
+	// and only when it happens.
+
 	// Create records e unless its organization and environment already
 	// have MaxEndpoints, atomically (concurrent creates never go over).
-	Create(ctx context.Context, e Endpoint) error
+	Create(ctx context.Context, e Endpoint, audit Audit) error
 	List(ctx context.Context, who Caller) ([]Endpoint, error)
 	Get(ctx context.Context, who Caller, id string) (Endpoint, error)
+	// Reveal is Get for the endpoint's secret: the read and its audit are
+	// one transaction, so no secret leaves unrecorded.
+	Reveal(ctx context.Context, who Caller, id string, audit Audit) (Endpoint, error)
 	// Update runs fn on the endpoint in a transaction holding its row and
 	// saves what fn leaves, unless fn fails.
-	Update(ctx context.Context, who Caller, id string, fn func(*Endpoint) error) (Endpoint, error)
-	Delete(ctx context.Context, who Caller, id string) error
+	Update(ctx context.Context, who Caller, id string, fn func(*Endpoint) error, audit Audit) (Endpoint, error)
+	Delete(ctx context.Context, who Caller, id string, audit Audit) error
 	// Enqueue records m and a delivery of it to each endpoint, due now.
-	Enqueue(ctx context.Context, m Message, endpointIDs []string) ([]Delivery, error)
+	Enqueue(ctx context.Context, m Message, endpointIDs []string, audit Audit) ([]Delivery, error)
 	Deliveries(ctx context.Context, who Caller, endpointID string, f DeliveryFilter) ([]Delivery, error)
 	// Retry makes a delivery due now as a manual attempt.
-	Retry(ctx context.Context, who Caller, endpointID, deliveryID string) (Delivery, error)
+	Retry(ctx context.Context, who Caller, endpointID, deliveryID string, audit Audit) (Delivery, error)
 	// Recover makes every failed delivery (retrying or exhausted) created
-	// since since due now as a manual attempt, and counts them.
-	Recover(ctx context.Context, who Caller, endpointID string, since time.Time) (int, error)
+	// since since due now as a manual attempt, and counts them (the count
+	// is added to the audit's details as "recovered").
+	Recover(ctx context.Context, who Caller, endpointID string, since time.Time, audit Audit) (int, error)
 }
 
 // DeliveryFilter narrows and pages the delivery log (newest first).
@@ -63,10 +70,18 @@ func (s *Service) Create(ctx context.Context, who Caller, in CreateInput) (Endpo
 	}
 	now := s.now().UTC()
 	e.ID, e.OrgID, e.Env, e.Secret, e.CreatedAt, e.UpdatedAt = ids.New("whe"), who.OrgID, who.Env, signing.NewSecret(), now, now
-	if err := s.repo.Create(ctx, e); err != nil {
+	if err := s.repo.Create(ctx, e, Audit{Action: ActionCreate, Target: e.ID, Details: map[string]any{"events": eventsOf(e)}}); err != nil {
 		return Endpoint{}, err
 	}
 	return e, nil
+}
+
+// eventsOf is what e subscribes to, for the audit log ("*" for all).
+func eventsOf(e Endpoint) []string {
+	if len(e.Events) == 0 {
+		return []string{AllEvents}
+	}
+	return e.Events
 }
 
 // List returns the caller's endpoints, oldest first.
@@ -93,7 +108,7 @@ func (s *Service) Update(ctx context.Context, who Caller, id string, in UpdateIn
 		}
 		e.UpdatedAt = s.now().UTC()
 		return nil
-	})
+	}, Audit{Action: ActionUpdate, Target: id, Details: map[string]any{"fields": updatedFields(in)}})
 }
 
 // Delete removes an endpoint; nothing more is delivered to it.
@@ -101,7 +116,7 @@ func (s *Service) Delete(ctx context.Context, who Caller, id string) error {
 	if !ids.Valid("whe", id) {
 		return ErrNotFound
 	}
-	return s.repo.Delete(ctx, who, id)
+	return s.repo.Delete(ctx, who, id, Audit{Action: ActionDelete, Target: id})
 }
 
 // Rotate gives the endpoint a new secret; the old one keeps signing
@@ -116,7 +131,16 @@ func (s *Service) Rotate(ctx context.Context, who Caller, id string) (Endpoint, 
 		until := now.Add(RotationOverlap)
 		e.PreviousSecret, e.PreviousUntil, e.Secret, e.UpdatedAt = e.Secret, &until, signing.NewSecret(), now
 		return nil
-	})
+	}, Audit{Action: ActionRotateSecret, Target: id})
+}
+
+// Secret returns one of the caller's endpoints with its secret, for the
+// dashboard's "reveal" button; the read is audited.
+func (s *Service) Secret(ctx context.Context, who Caller, id string) (Endpoint, error) {
+	if !ids.Valid("whe", id) {
+		return Endpoint{}, ErrNotFound
+	}
+	return s.repo.Reveal(ctx, who, id, Audit{Action: ActionSecretRead, Target: id})
 }
 
 // TestData is the data of a webhook.test event.
@@ -139,7 +163,7 @@ func (s *Service) SendTest(ctx context.Context, who Caller, id string) (Delivery
 	if err != nil {
 		return Delivery{}, apperr.Internal(err)
 	}
-	ds, err := s.repo.Enqueue(ctx, m, []string{e.ID})
+	ds, err := s.repo.Enqueue(ctx, m, []string{e.ID}, Audit{Action: ActionTest, Target: e.ID, Details: map[string]any{"eventId": m.ID}})
 	if err != nil {
 		return Delivery{}, err
 	}
@@ -179,7 +203,7 @@ func (s *Service) Retry(ctx context.Context, who Caller, id, deliveryID string) 
 	if !e.Enabled {
 		return Delivery{}, errDisabled
 	}
-	return s.repo.Retry(ctx, who, id, deliveryID)
+	return s.repo.Retry(ctx, who, id, deliveryID, Audit{Action: ActionRetry, Target: deliveryID, Details: map[string]any{"endpointId": id}})
 }
 
 // Recover resends now every delivery to the endpoint that failed (is
@@ -198,7 +222,8 @@ func (s *Service) Recover(ctx context.Context, who Caller, id string, since *tim
 	if !e.Enabled {
 		return 0, errDisabled
 	}
-	return s.repo.Recover(ctx, who, id, *since)
+	return s.repo.Recover(ctx, who, id, *since, Audit{Action: ActionRecover, Target: id,
+		Details: map[string]any{"since": since.UTC().Format(time.RFC3339)}})
 }
 
 // Body is the JSON body of every delivery.
