@@ -48,11 +48,12 @@ func NewWriter(c Config) *kafka.Writer {
 func NewGroupReader(c Config, group string, topics ...string) *kafka.Reader {
 	return kafka.NewReader(kafka.ReaderConfig{
 		Brokers:           c.Brokers,
+		Dialer:            dialer(),
 		GroupID:           group,
 		GroupTopics:       topics,
 		MinBytes:          1,
 		MaxBytes:          10 << 20,
-		MaxWait:           250 * time.Millisecond,
+		MaxWait:           fetchWait,
 		StartOffset:       kafka.FirstOffset,
 		CommitInterval:    200 * time.Millisecond,
 		HeartbeatInterval: time.Second,
