@@ -16,9 +16,11 @@ import (
 // Channel on a dedicated connection and runs Work at once when a
 // transaction's NOTIFY (sent at its commit) arrives, every Poll without
 // one (work can fall due by time alone; with Next, when it falls due),
-// and again straight away while Work reports more to do. A failure (the connection lost, Work's error)
-// is logged and the loop starts again on a new connection after a pause
-// that doubles from Restart up to 10 s while failures follow each other.
+// and again straight away while Work reports more to do. A failure (the
+// connection lost, Work's error) is logged and the loop starts again on a
+// new connection after a pause that doubles from Restart up to 10 s while
+// failures follow each other. A notification sent while the connection
+// was being replaced is not waited for: a new session works first.
 type Worker struct {
 	Pool    *pgxpool.Pool
 	Channel string
