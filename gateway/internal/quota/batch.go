@@ -105,7 +105,7 @@ func (l *Limiter) send(calls []*call) {
 		close(c.done)
 		if c.then != nil {
 			c.then(c)
-			l.pending.Done()
+			l.pending.done()
 		}
 	}
 }

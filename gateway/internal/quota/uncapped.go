@@ -2,6 +2,7 @@ package quota
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -24,7 +25,7 @@ func (l *Limiter) CountUncapped(orgID string, counted func(count int64)) {
 			counted(count)
 		}
 	}}
-	l.pending.Add(1)
+	l.pending.add()
 	b := &l.batch
 	b.mu.Lock()
 	b.queue = append(b.queue, c)
@@ -39,10 +40,46 @@ func (l *Limiter) CountUncapped(orgID string, counted func(count int64)) {
 // Drain waits until every count queued by CountUncapped has reached Redis
 // (or the fallback), at most timeout; call it before closing the client.
 func (l *Limiter) Drain(timeout time.Duration) {
-	done := make(chan struct{})
-	go func() { l.pending.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(timeout):
+	if idle := l.pending.idle(); idle != nil {
+		select {
+		case <-idle:
+		case <-time.After(timeout):
+		}
 	}
+}
+
+// inflight counts counts on their way. Unlike a WaitGroup it may grow
+// while Drain waits (a request that outlived the server's drain).
+type inflight struct {
+	mu     sync.Mutex
+	n      int
+	zeroed chan struct{} // closed when n falls back to 0
+}
+
+func (f *inflight) add() {
+	f.mu.Lock()
+	if f.n == 0 {
+		f.zeroed = make(chan struct{})
+	}
+	f.n++
+	f.mu.Unlock()
+}
+
+func (f *inflight) done() {
+	f.mu.Lock()
+	if f.n--; f.n == 0 {
+		close(f.zeroed)
+	}
+	f.mu.Unlock()
+}
+
+// idle returns a channel closed once nothing is in flight, or nil if
+// nothing is now.
+func (f *inflight) idle() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == 0 {
+		return nil
+	}
+	return f.zeroed
 }
