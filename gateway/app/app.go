@@ -106,13 +106,22 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 	src := &keys.AuthBilling{BaseURL: upstreams[routes.AuthBilling].String(), Signer: signer, HTTP: &http.Client{Transport: tel.Transport(nil)}}
 	resolver := keys.NewResolver(rdb, cfg.RedisPrefix, src, keys.Options{LocalTTL: cfg.KeyCacheTTL, SharedTTL: cfg.KeySharedTTL, NegativeTTL: 30 * time.Second}, log, meter)
 	limiter := quota.New(rdb, cfg.RedisPrefix, log, meter)
+	// Uncapped plans' counts still on their way reach Redis before the
+	// client closes (deferred after it, so run before it).
+	defer limiter.Drain(2 * time.Second)
 	reporter := usage.New(writer, usageTopic, cfg.UsageInterval, log)
-	gw := edge.New(edge.Options{Upstreams: upstreams, MaxJSON: cfg.MaxJSONBody, MaxUpload: cfg.MaxUploadBody,
+	opts := edge.Options{Upstreams: upstreams, MaxJSON: cfg.MaxJSONBody, MaxUpload: cfg.MaxUploadBody,
 		TrustedHops: cfg.TrustedHops, OpenAPI: api.OpenAPI, Timeout: cfg.UpstreamTimeout, Sessions: src, Staff: src,
 		// Clients' traceparent is not trusted: every trace starts here.
-		Instrument: func(h http.Handler) http.Handler { return tel.Server(h, telemetry.ServerOptions{}) },
-		Transport:  tel.Transport},
-		log, signer, resolver, limiter, idempotency.New(rdb, cfg.RedisPrefix, cfg.IdempotencyTTL, 2*cfg.UpstreamTimeout), reporter)
+		Instrument: func(h http.Handler) http.Handler { return tel.Server(h, telemetry.ServerOptions{}) }}
+	// The client span carries the trace to the services. With tracing off
+	// there is no trace to carry (the gateway starts every trace, and its
+	// spans are no-ops), yet otelhttp's transport would still clone each
+	// proxied request and compute its attributes: skip it then.
+	if tel.Tracing() {
+		opts.Transport = tel.Transport
+	}
+	gw := edge.New(opts, log, signer, resolver, limiter, idempotency.New(rdb, cfg.RedisPrefix, cfg.IdempotencyTTL, 2*cfg.UpstreamTimeout), reporter)
 
 	// Every instance hears every key and plan change, from the moment it
 	// starts, and applies it to its caches.

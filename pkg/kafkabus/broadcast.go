@@ -45,8 +45,8 @@ func NewBroadcast(ctx context.Context, c Config, topic string, log *slog.Logger)
 			return nil, fmt.Errorf("kafkabus: last offset %s/%d: %w", topic, p, err)
 		}
 		r := kafka.NewReader(kafka.ReaderConfig{
-			Brokers: c.Brokers, Topic: topic, Partition: p,
-			MinBytes: 1, MaxBytes: 1 << 20, MaxWait: 200 * time.Millisecond,
+			Brokers: c.Brokers, Topic: topic, Partition: p, Dialer: dialer(),
+			MinBytes: 1, MaxBytes: 1 << 20, MaxWait: fetchWait,
 		})
 		if err := r.SetOffset(last); err != nil {
 			r.Close()

@@ -41,6 +41,12 @@ func NewWriter(c Config) *kafka.Writer {
 	}
 }
 
+// heartbeat is how often a group member tells the coordinator it is
+// alive, and so how soon it hears of a rebalance: Kafka's classic default
+// beside a 10 s session timeout. At 1 s the platform's 13 groups sent 13
+// heartbeats a second, idle or not.
+const heartbeat = 3 * time.Second
+
 // NewGroupReader returns a consumer-group reader over topics (full names).
 // Offsets are committed explicitly by the caller after its effect is
 // durable; commits are flushed asynchronously every CommitInterval, which is
@@ -48,14 +54,15 @@ func NewWriter(c Config) *kafka.Writer {
 func NewGroupReader(c Config, group string, topics ...string) *kafka.Reader {
 	return kafka.NewReader(kafka.ReaderConfig{
 		Brokers:           c.Brokers,
+		Dialer:            dialer(),
 		GroupID:           group,
 		GroupTopics:       topics,
 		MinBytes:          1,
 		MaxBytes:          10 << 20,
-		MaxWait:           250 * time.Millisecond,
+		MaxWait:           fetchWait,
 		StartOffset:       kafka.FirstOffset,
 		CommitInterval:    200 * time.Millisecond,
-		HeartbeatInterval: time.Second,
+		HeartbeatInterval: heartbeat,
 		SessionTimeout:    10 * time.Second,
 		RebalanceTimeout:  10 * time.Second,
 		JoinGroupBackoff:  500 * time.Millisecond,

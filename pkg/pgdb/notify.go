@@ -15,11 +15,12 @@ import (
 // relay, the sandbox simulation, the webhook dispatcher). It LISTENs on
 // Channel on a dedicated connection and runs Work at once when a
 // transaction's NOTIFY (sent at its commit) arrives, every Poll without
-// one (work can fall due by time alone, and a notification sent while the
-// connection was being replaced is lost), and again straight away while
-// Work reports more to do. A failure (the connection lost, Work's error)
-// is logged and the loop starts again on a new connection after a pause
-// that doubles from Restart up to 10 s while failures follow each other.
+// one (work can fall due by time alone; with Next, when it falls due),
+// and again straight away while Work reports more to do. A failure (the
+// connection lost, Work's error) is logged and the loop starts again on a
+// new connection after a pause that doubles from Restart up to 10 s while
+// failures follow each other. A notification sent while the connection
+// was being replaced is not waited for: a new session works first.
 type Worker struct {
 	Pool    *pgxpool.Pool
 	Channel string
@@ -33,12 +34,25 @@ type Worker struct {
 	Start func(ctx context.Context, conn *pgxpool.Conn) error
 	// Wake, if set, ends a wait early too (a dispatcher's freed slot).
 	Wake <-chan struct{}
+	// Next, if set, says when the earliest work that no NOTIFY announces
+	// falls due (a retry, a delayed job; zero: none). After a round that
+	// left nothing to do the worker then sleeps until that moment, but
+	// never less than Poll and never more than Idle, instead of waking
+	// every Poll: an idle platform then costs nothing, and timed work is
+	// taken when it falls due rather than up to a Poll later.
+	Next func(ctx context.Context) (time.Time, error)
+	// Idle bounds the sleep when Next finds nothing due (a net for work
+	// written without a NOTIFY); a minute by default.
+	Idle time.Duration
 	// Restart is the first pause after a failure; a second by default.
 	Restart time.Duration
 	// Log gets a warning at each restart, naming the worker by Name.
 	Log  *slog.Logger
 	Name string
 }
+
+// defaultIdle is Worker.Idle's default.
+const defaultIdle = time.Minute
 
 // maxRestart bounds the pause between restarts, so that a worker is back
 // within seconds of its database.
@@ -88,11 +102,36 @@ func (w Worker) session(ctx context.Context, worked func()) error {
 	return nil
 }
 
-// wait returns at a notification, a Wake, after Poll, or when ctx ends;
-// an error means the connection is broken.
+// sleep is how long to wait for a notification after a round that left
+// nothing to do.
+func (w Worker) sleep(ctx context.Context) (time.Duration, error) {
+	if w.Next == nil {
+		return w.Poll, nil
+	}
+	idle := w.Idle
+	if idle <= 0 {
+		idle = defaultIdle
+	}
+	next, err := w.Next(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("next: %w", err)
+	}
+	d := idle
+	if !next.IsZero() {
+		d = time.Until(next)
+	}
+	return min(max(d, w.Poll), max(idle, w.Poll)), nil
+}
+
+// wait returns at a notification, a Wake, when the next timed work falls
+// due, or when ctx ends; an error means the connection is broken.
 func (w Worker) wait(ctx context.Context, l *Listener) error {
+	d, err := w.sleep(ctx)
+	if err != nil {
+		return err
+	}
 	if w.Wake == nil {
-		return l.Wait(ctx, w.Poll)
+		return l.Wait(ctx, d)
 	}
 	select {
 	case <-w.Wake:
@@ -112,7 +151,7 @@ func (w Worker) wait(ctx context.Context, l *Listener) error {
 		case <-waiting:
 		}
 	}()
-	err := l.Wait(wctx, w.Poll)
+	err = l.Wait(wctx, d)
 	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
 		return nil // woken
 	}

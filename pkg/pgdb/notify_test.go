@@ -3,6 +3,7 @@ package pgdb_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -103,6 +104,45 @@ func TestWorkerWakesOnNotifyAndPolls(t *testing.T) {
 	start(t, pgdb.Worker{Pool: pool, Channel: "test_poll", Poll: 50 * time.Millisecond, Work: polled.work})
 	for range 3 {
 		polled.next(t, 2*time.Second, "without a NOTIFY the worker polls")
+	}
+}
+
+// With Next, an idle worker sleeps until its timed work falls due (not
+// every Poll), and no longer than Idle when nothing is due.
+func TestWorkerSleepsUntilTheNextDueWork(t *testing.T) {
+	t.Parallel()
+	pool, _ := pgtest.NewDB(t)
+	r := newRounds()
+	var mu sync.Mutex
+	due := time.Now().Add(700 * time.Millisecond)
+	start(t, pgdb.Worker{Pool: pool, Channel: "test_next", Poll: 20 * time.Millisecond, Idle: time.Hour, Work: r.work,
+		Next: func(context.Context) (time.Time, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return due, nil
+		}})
+	r.next(t, 5*time.Second, "the first round runs at once")
+	r.quiet(t, 500*time.Millisecond) // not every Poll (20 ms)
+	r.next(t, 2*time.Second, "the round when the work falls due")
+	// Past due (the work is blocked elsewhere): it looks every Poll.
+	r.next(t, time.Second, "past due: every Poll")
+	r.next(t, time.Second, "past due: every Poll")
+	mu.Lock()
+	due = time.Time{} // nothing due: sleep Idle, woken by a NOTIFY
+	mu.Unlock()
+	time.Sleep(100 * time.Millisecond)
+	for len(r.ran) > 0 {
+		<-r.ran
+	}
+	r.quiet(t, 300*time.Millisecond)
+	notify(t, pool, "test_next")
+	r.next(t, 2*time.Second, "a NOTIFY still wakes it")
+
+	idle := newRounds()
+	start(t, pgdb.Worker{Pool: pool, Channel: "test_idle", Poll: 10 * time.Millisecond, Idle: 100 * time.Millisecond, Work: idle.work,
+		Next: func(context.Context) (time.Time, error) { return time.Time{}, nil }})
+	for range 3 {
+		idle.next(t, 2*time.Second, "nothing due: the worker still looks every Idle")
 	}
 }
 

@@ -57,6 +57,13 @@ func New(ctx context.Context, service string) (*Telemetry, error) {
 	return t, nil
 }
 
+// Tracing reports whether spans are recorded and exported (an OTLP
+// endpoint is configured); without it every span is a no-op.
+func (t *Telemetry) Tracing() bool {
+	_, off := t.Tracers.(noop.TracerProvider)
+	return !off
+}
+
 // Meter returns a meter named for an instrumentation scope.
 func (t *Telemetry) Meter(name string) metric.Meter { return t.Meters.Meter(name) }
 

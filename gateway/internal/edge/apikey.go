@@ -32,7 +32,6 @@ var (
 // apiKey runs the public-API pipeline for one request: authenticated by
 // an API key, or by a dashboard session (session.go).
 func (g *Gateway) apiKey(w http.ResponseWriter, r *http.Request, rt routes.Route) {
-	ctx := r.Context()
 	var c caller
 	var ok bool
 	if tok, isSession := sessionToken(r); isSession {
@@ -43,15 +42,9 @@ func (g *Gateway) apiKey(w http.ResponseWriter, r *http.Request, rt routes.Route
 	if !ok {
 		return
 	}
-	d := g.limiter.Take(ctx, c.p.OrgID, c.plan.DailyRequests)
-	setRateHeaders(w, d)
-	if !d.Allowed {
-		secs := strconv.Itoa(int(d.Reset.Seconds()) + 1)
-		g.fail(w, r, apperr.New(apperr.KindRateLimited, CodeQuotaExceeded,
-			fmt.Sprintf("Daily request quota of %d exceeded; it resets at 00:00 UTC", d.Limit)).WithHeader("Retry-After", secs))
+	if !g.count(w, r, c) {
 		return
 	}
-	g.usage.Seen(c.p.OrgID, c.p.KeyID, d.Count, time.Now())
 	st := &state{p: c.p}
 	if rt.Scope != "" && !st.p.HasScope(rt.Scope) {
 		g.fail(w, r, apperr.New(apperr.KindForbidden, apperr.CodeInsufficientScope,
@@ -80,6 +73,31 @@ func (g *Gateway) apiKey(w http.ResponseWriter, r *http.Request, rt routes.Route
 		return
 	}
 	g.forward(w, r, rt, st)
+}
+
+// count counts the request against its organization's daily quota,
+// answering 429 QUOTA_EXCEEDED when it is spent; it returns whether the
+// request may go on. A capped plan waits for Redis's exact answer (one
+// script per request, shared round trips). An uncapped plan's count
+// decides nothing, so the request does not wait for it: the same script
+// counts it while the request is proxied, and usage hears the count when
+// Redis answers.
+func (g *Gateway) count(w http.ResponseWriter, r *http.Request, c caller) bool {
+	if c.plan.DailyRequests <= 0 {
+		org, key, at := c.p.OrgID, c.p.KeyID, time.Now()
+		g.limiter.CountUncapped(org, func(n int64) { g.usage.Seen(org, key, n, at) })
+		return true
+	}
+	d := g.limiter.Take(r.Context(), c.p.OrgID, c.plan.DailyRequests)
+	setRateHeaders(w, d)
+	if !d.Allowed {
+		secs := strconv.Itoa(int(d.Reset.Seconds()) + 1)
+		g.fail(w, r, apperr.New(apperr.KindRateLimited, CodeQuotaExceeded,
+			fmt.Sprintf("Daily request quota of %d exceeded; it resets at 00:00 UTC", d.Limit)).WithHeader("Retry-After", secs))
+		return false
+	}
+	g.usage.Seen(c.p.OrgID, c.p.KeyID, d.Count, time.Now())
+	return true
 }
 
 // caller is who a public-API request comes from, and their plan.

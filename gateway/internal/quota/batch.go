@@ -26,6 +26,9 @@ type call struct {
 	count   int64
 	err     error
 	done    chan struct{}
+	// then, if set, runs once the result is in (a count nobody waits
+	// for: CountUncapped).
+	then func(*call)
 }
 
 // batcher queues calls while a pipeline is in flight. There is no
@@ -100,6 +103,10 @@ func (l *Limiter) send(calls []*call) {
 			c.allowed, c.count = res[0] == 1, res[1]
 		}
 		close(c.done)
+		if c.then != nil {
+			c.then(c)
+			l.pending.done()
+		}
 	}
 }
 

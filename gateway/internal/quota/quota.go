@@ -39,6 +39,7 @@ type Limiter struct {
 	mu                     sync.Mutex
 	fallback               map[string]int64
 	batch                  batcher
+	pending                inflight // CountUncapped's counts on their way
 	lastWarn               time.Time
 	fallbackUsed, rejected metric.Int64Counter
 }

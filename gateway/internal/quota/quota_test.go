@@ -79,3 +79,47 @@ func TestReloadsTheScriptAfterRedisForgotIt(t *testing.T) {
 		t.Fatalf("take after SCRIPT FLUSH: %+v", d)
 	}
 }
+
+// An uncapped plan's requests are counted without waiting, each by the
+// same script, so the stored count is exact once they have drained, and
+// every caller hears a distinct count.
+func TestCountUncappedIsExactWithoutWaiting(t *testing.T) {
+	rdb, prefix := redistest.New(t)
+	l := New(rdb, prefix, logging.Discard(), noop.NewMeterProvider().Meter(""))
+	var mu sync.Mutex
+	seen := map[int64]bool{}
+	var wg sync.WaitGroup
+	for range 500 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l.CountUncapped("org_u", func(n int64) {
+				mu.Lock()
+				seen[n] = true
+				mu.Unlock()
+			})
+		}()
+	}
+	wg.Wait()
+	l.Drain(5 * time.Second)
+	n, _ := l.Count(context.Background(), "org_u", time.Now())
+	mu.Lock()
+	defer mu.Unlock()
+	if n != 500 || len(seen) != 500 {
+		t.Fatalf("stored count %d, %d distinct counts heard; want 500 and 500", n, len(seen))
+	}
+}
+
+func TestCountUncappedFallsBackWhenRedisIsDown(t *testing.T) {
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	defer rdb.Close()
+	l := New(rdb, "x:", logging.Discard(), noop.NewMeterProvider().Meter(""))
+	got := make(chan int64, 3)
+	for range 3 {
+		l.CountUncapped("org", func(n int64) { got <- n })
+	}
+	l.Drain(5 * time.Second)
+	if len(got) != 3 {
+		t.Fatalf("%d of 3 counts heard", len(got))
+	}
+}

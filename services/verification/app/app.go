@@ -52,8 +52,9 @@ type Config struct {
 	// SandboxDelay is how long the simulated agent takes, after
 	// submission and again after a failed visit.
 	SandboxDelay time.Duration `env:"SANDBOX_DELAY" envDefault:"5s"`
-	// SandboxPoll is how often the sandbox worker looks for due work when
-	// no transaction has woken it.
+	// SandboxPoll is the shortest pause between the sandbox worker's looks
+	// for due work: idle, it sleeps until the next job falls due (or a
+	// transaction wakes it), so an idle platform does not poll.
 	SandboxPoll time.Duration `env:"SANDBOX_POLL" envDefault:"500ms"`
 	// AdminToken guards operations' API for agents and tasks (kycctl).
 	AdminToken string `env:"ADMIN_TOKEN" envDefault:"local-admin-token-change-me" secret:"true"`

@@ -69,7 +69,8 @@ func mockJPEG(sky, ground color.RGBA) []byte {
 }
 
 // Worker advances due sandbox jobs: at once when a transaction announces
-// work due now, otherwise every poll.
+// work due now, otherwise when the next job falls due (looking at most
+// every Poll).
 type Worker struct {
 	Service *verification.Service
 	Pool    *pgxpool.Pool
@@ -80,6 +81,7 @@ type Worker struct {
 // Run works until ctx ends; failures are logged and retried.
 func (w *Worker) Run(ctx context.Context) error {
 	return pgdb.Worker{Pool: w.Pool, Channel: postgres.SandboxChannel, Poll: w.Poll, Log: w.Log, Name: "sandbox worker",
+		Next: func(ctx context.Context) (time.Time, error) { return postgres.NextSandboxDue(ctx, w.Pool) },
 		Work: func(ctx context.Context) (bool, error) {
 			n, err := w.Service.RunSandbox(ctx, 50)
 			return n > 0, err

@@ -29,7 +29,7 @@ type Config struct {
 	PerEndpoint  int // in flight per endpoint, across replicas
 	Schedule     webhook.Schedule
 	DisableAfter time.Duration // an endpoint failing this long is disabled
-	Poll         time.Duration // how often due retries are looked for without a NOTIFY
+	Poll         time.Duration // shortest pause between looks for due retries (idle: until the next is due)
 }
 
 // Dispatcher sends due deliveries.
@@ -95,7 +95,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		}
 		return len(jobs) == free, nil // a full claim: there may be more due
 	}
-	return pgdb.Worker{Pool: d.pool, Channel: postgres.NotifyChannel, Poll: d.cfg.Poll, Wake: wake, Work: claim,
+	return pgdb.Worker{Pool: d.pool, Channel: postgres.NotifyChannel, Poll: d.cfg.Poll, Wake: wake, Work: claim, Next: d.store.NextDue,
 		Log: d.log, Name: "webhook dispatcher"}.Run(ctx)
 }
 
