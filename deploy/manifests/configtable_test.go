@@ -61,7 +61,7 @@ var varNotes = map[string]string{
 	"VERIFICATION_URL":            "the verification service's own address, where evidence photos are read",
 	"PHOTO_TIMEOUT":               "timeout of one photo read from verification",
 	"CUSTOMER_URL":                "the customer service's own address, asked whether a customer is still there before a lender's read of its report, documents or photos",
-	"RENDER_POLL":                 "how often the render worker looks for renders due (retries) when no transaction woke it",
+	"RENDER_POLL":                 "shortest pause between the render worker's looks for due renders (idle, it sleeps until the next retry is due or a transaction wakes it)",
 	"REPORT_SIGNING_CERT_FILE":    "PEM certificate (then its issuers) that signs every report PDF; unset or absent outside production: an ephemeral self-signed key",
 	"REPORT_SIGNING_KEY_FILE":     "PEM private key of that certificate",
 	"WEBHOOK_SECRET_KEYS":         "keys sealing endpoints' signing secrets at rest, `id:base64-32-bytes,…`",

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/pkg/telemetry"
@@ -113,4 +114,15 @@ func (t txn) AddDocument(ctx context.Context, orgID, env, customerID string, d r
 	tag, err := t.tx.Exec(ctx, `INSERT INTO documents (customer_id, document_id, org_id, env, document, added_at)
 		VALUES ($1, $2, $3, $4, $5, now()) ON CONFLICT DO NOTHING`, customerID, d.ID, orgID, env, b)
 	return tag.RowsAffected() == 1, err
+}
+
+// NextRenderDue is when the earliest queued render falls due (zero: none
+// queued), so that an idle render worker sleeps until then: renders
+// queued now are announced on NotifyChannel; only retries wait unannounced.
+func NextRenderDue(ctx context.Context, pool *pgxpool.Pool) (time.Time, error) {
+	var next *time.Time
+	if err := pool.QueryRow(ctx, `SELECT min(not_before) FROM renders`).Scan(&next); err != nil || next == nil {
+		return time.Time{}, err
+	}
+	return *next, nil
 }

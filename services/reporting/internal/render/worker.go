@@ -16,8 +16,8 @@ import (
 )
 
 // Worker renders queued reports: at once when a transaction announces
-// one, otherwise every Poll (renders retried after a failure fall due
-// later, unannounced).
+// one, and a retried render (which falls due later, unannounced) when it
+// falls due; idle, it sleeps instead of polling.
 type Worker struct {
 	Service *report.Service
 	Pool    *pgxpool.Pool
@@ -29,6 +29,7 @@ type Worker struct {
 // it falls due again.
 func (w *Worker) Run(ctx context.Context) error {
 	return pgdb.Worker{Pool: w.Pool, Channel: postgres.NotifyChannel, Poll: w.Poll, Log: w.Log, Name: "render worker",
+		Next: func(ctx context.Context) (time.Time, error) { return postgres.NextRenderDue(ctx, w.Pool) },
 		Work: func(ctx context.Context) (bool, error) {
 			if ctx.Err() != nil {
 				return false, nil // told to stop: take no new render
