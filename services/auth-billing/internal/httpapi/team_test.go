@@ -268,4 +268,14 @@ func TestOwnersRolesAndRemoval(t *testing.T) {
 	if err := f.pool.QueryRow(context.Background(), `SELECT count(*) FROM users u JOIN users o ON o.org_id = u.org_id WHERE o.id = $1 AND u.role = 'owner'`, owner.id).Scan(&owners); err != nil || owners < 1 {
 		t.Fatalf("owners left: %d %v (%v)", owners, err, res)
 	}
+	// The owner-only refusals are in the log (two above, and perhaps a
+	// third: the race's loser may be refused as a fresh admin rather than
+	// meet LAST_OWNER).
+	f.consumeAudit()
+	var refusedChanges, removals int
+	if err := f.pool.QueryRow(context.Background(), `SELECT count(*) FILTER (WHERE action = 'member.role_change' AND outcome = 'refused' AND actor_id = $1),
+		count(*) FILTER (WHERE action = 'member.remove' AND outcome = 'done' AND target = $2 AND details->>'email' = $3) FROM org_audit`,
+		admin.id, dev.id, dev.email).Scan(&refusedChanges, &removals); err != nil || refusedChanges < 2 || removals != 1 {
+		t.Fatalf("audited %d refused role changes by the admin (want 2) and %d removals (want 1): %v", refusedChanges, removals, err)
+	}
 }
