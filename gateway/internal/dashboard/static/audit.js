@@ -6,10 +6,10 @@ import { h, field, busy, when, table, showError } from "./dom.js";
 
 // The filters, kept while the person opens another page and comes back.
 const state = { actor: "", action: "", outcome: "", environment: "", from: "", to: "" };
-// Actions offered while typing; the API takes any action name.
-const known = ["key.create", "key.roll", "key.revoke", "plan.change", "member.invite", "member.role", "member.remove",
-  "invitation.revoke", "invitation.accept", "customer.create", "document.create", "import.start", "webhook.create", "webhook.update",
-  "webhook.delete", "webhook.secret.read", "webhook.secret.rotate", "branding.update"];
+// Actions offered while typing; the API matches the start of the name,
+// so "key." is every key action and "member." every member action.
+const known = ["key.", "key.create", "key.roll", "key.revoke", "plan.change", "member.", "member.invite", "member.invite_revoke",
+  "member.join", "member.role_change", "member.remove", "member.sign_in", "member.sign_in_failed", "totp.enable", "totp.disable"];
 const envWords = { test: "Sandbox", live: "Live" };
 
 export async function view() {
@@ -38,7 +38,7 @@ function filters(members, rows) {
     busy(submit, form, () => load(rows, form));
   } }, h("datalist", { id: "audit-actions" }, known.map((a) => h("option", { value: a }))),
   h("div", { class: "row filters" }, field("audit-actor", "Who", actor, { name: "actor" }),
-    field("audit-action", "Action", action, { name: "action" }), field("audit-outcome", "Outcome", outcome, { name: "outcome" }),
+    field("audit-action", "Action", action, { name: "action", hint: "Its start is enough: key. is every key action." }), field("audit-outcome", "Outcome", outcome, { name: "outcome" }),
     field("audit-environment", "Environment", environment, { name: "environment" })),
   h("div", { class: "row filters" }, field("audit-from", "From (your time zone)", from, { name: "from" }),
     field("audit-to", "To, included", to, { name: "to" })),
