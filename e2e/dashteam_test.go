@@ -198,8 +198,8 @@ func (d *dashPage) invite(email string, down int) string {
 	shown := d.value(`document.getElementById("invite-link").value`)
 	// Tab to Copy, Enter: the link goes to the clipboard.
 	d.do(chromedp.KeyEvent("\t"), chromedp.KeyEvent("\r"))
-	d.do(chromedp.PollFunction[chromedp.Void](`() => document.getElementById("invite-copied").innerText !== ""`, chromedp.WithPollingTimeout(time.Minute)))
-	if d.value(`document.getElementById("invite-copied").innerText`) == "Copied" {
+	d.do(chromedp.PollFunction[chromedp.Void](`() => document.getElementById("invite-link-status").innerText !== ""`, chromedp.WithPollingTimeout(time.Minute)))
+	if d.value(`document.getElementById("invite-link-status").innerText`) == "Copied" {
 		copied, err := chromedp.Run(d.ctx, chromedp.Evaluate[string](`navigator.clipboard.readText().catch(() => "")`, chromedp.EvalAwaitPromise))
 		if err == nil && copied != "" && copied != shown {
 			d.t.Fatalf("copied %q, shown %q", copied, shown)

@@ -92,3 +92,23 @@ export function table(caption, cols, rows) {
     h("thead", {}, h("tr", {}, cols.map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, rows.map((r) => h("tr", r.attrs || {}, r.cells.map((c, i) => h("td", { "data-label": cols[i] }, c))))));
 }
+
+// copyable is a read-only text (a new key, a secret, an invitation link)
+// with a Copy button: the clipboard, or where the browser refuses it the
+// old copy command on the selected text, or at least the text selected
+// for Ctrl+C. The status says which happened.
+export function copyable(id, value, { button, describedBy, extra } = {}) {
+  const input = h("input", { type: "text", readonly: true, id, value, "aria-describedby": describedBy });
+  const status = h("span", { role: "status", class: "muted", id: id + "-status" });
+  const copy = h("button", { type: "button", id: button, onclick: async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      status.textContent = "Copied";
+    } catch {
+      input.focus();
+      input.select();
+      status.textContent = document.execCommand("copy") ? "Copied" : "Selected: press Ctrl+C (⌘C on a Mac) to copy";
+    }
+  } }, "Copy");
+  return { input, nodes: [h("div", { class: "row" }, input, copy, extra), status] };
+}

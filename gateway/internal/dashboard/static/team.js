@@ -4,7 +4,7 @@
 // only an owner is offered what concerns owners. Everyone else reads
 // the list.
 import { dash } from "./api.js";
-import { h, field, busy, when, table } from "./dom.js";
+import { h, field, busy, when, table, copyable } from "./dom.js";
 import { can, roleWords } from "./roles.js";
 
 const names = { owner: "Owner", admin: "Admin", developer: "Developer", viewer: "Viewer" };
@@ -54,27 +54,15 @@ function inviteForm(me, redraw) {
 }
 
 // linkCard shows the invitation link once: the person copies it and
-// sends it themselves. Copy uses the clipboard, or selects the link for
-// Ctrl+C where the clipboard is refused.
+// sends it themselves.
 function linkCard(d) {
-  const input = h("input", { type: "text", readonly: true, id: "invite-link", value: d.link, "aria-describedby": "invite-link-note" });
-  const status = h("span", { role: "status", class: "muted", id: "invite-copied" });
-  const copy = h("button", { type: "button", id: "copy-invite", onclick: async () => {
-    try {
-      await navigator.clipboard.writeText(d.link);
-      status.textContent = "Copied";
-    } catch {
-      input.focus();
-      input.select();
-      status.textContent = "Selected: press Ctrl+C (or ⌘C) to copy";
-    }
-  } }, "Copy");
+  const { nodes } = copyable("invite-link", d.link, { button: "copy-invite", describedBy: "invite-link-note" });
   const inv = d.invitation || {};
   return h("section", { class: "card notice", "aria-labelledby": "invite-link-title" },
     h("h2", { id: "invite-link-title" }, `Invitation for ${inv.email} (${names[inv.role] || inv.role})`),
     h("p", { id: "invite-link-note" }, "Send this link to them yourself. It is shown only now",
       inv.expiresAt ? [" and works once, until ", when(inv.expiresAt)] : "", "."),
-    h("label", { for: "invite-link" }, "Invitation link"), h("div", { class: "row" }, input, copy), status);
+    h("label", { for: "invite-link" }, "Invitation link"), nodes);
 }
 
 function memberTable(me, members, manage, redraw) {

@@ -2,7 +2,7 @@
 // secret, send a test event) and each endpoint's delivery log with a retry
 // button per delivery.
 import { api } from "./api.js";
-import { h, field, busy, when, table, showError, nodes } from "./dom.js";
+import { h, field, busy, when, table, showError, nodes, copyable } from "./dom.js";
 import { can } from "./roles.js";
 
 const events = ["verification.completed", "verification.rejected", "verification.address.updated",
@@ -115,16 +115,9 @@ function confirmIn(box, question, label, fn) {
 }
 
 function showSecret(slot, secret, title) {
-  const input = h("input", { type: "text", readonly: true, value: secret, id: "hook-secret" });
-  const status = h("span", { role: "status", class: "muted" });
-  slot.replaceChildren(h("section", { class: "card notice" }, h("label", { for: "hook-secret" }, title),
-    h("div", { class: "row" }, input,
-      h("button", { type: "button", onclick: async () => {
-        try { await navigator.clipboard.writeText(secret); } catch { input.select(); document.execCommand("copy"); }
-        status.textContent = "Copied";
-      } }, "Copy"),
-      h("button", { type: "button", class: "secondary", onclick: () => slot.replaceChildren() }, "Hide")), status));
-  input.focus();
+  const box = copyable("hook-secret", secret, { extra: h("button", { type: "button", class: "secondary", onclick: () => slot.replaceChildren() }, "Hide") });
+  slot.replaceChildren(h("section", { class: "card notice" }, h("label", { for: "hook-secret" }, title), box.nodes));
+  box.input.focus();
 }
 
 function edit(e, path, draw) {
