@@ -1,6 +1,10 @@
 package apikey
 
-import "time"
+import (
+	"time"
+
+	"github.com/kycfield/kyc/pkg/principal"
+)
 
 // A dashboard user can call the public API (/api/v1) from the dashboard
 // page instead of with a key: the session cookie auth-billing sets at
@@ -28,7 +32,11 @@ const (
 // SessionState is what SessionResolvePath answers: who is logged in, and
 // their organization as a key resolve would give it.
 type SessionState struct {
-	UserID    string    `json:"userId"`
-	OrgID     string    `json:"orgId"`
-	ExpiresAt time.Time `json:"expiresAt"`
+	UserID string `json:"userId"`
+	OrgID  string `json:"orgId"`
+	// Role is the user's role in the organization as of this request
+	// (never cached with the session): the gateway gives a viewer read
+	// scope only.
+	Role      principal.MemberRole `json:"role"`
+	ExpiresAt time.Time            `json:"expiresAt"`
 }

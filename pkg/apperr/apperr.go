@@ -27,6 +27,7 @@ const (
 	KindUnavailable                  // a dependency is down; retry later
 	KindMethodNotAllowed             // path exists, method does not
 	KindNotImplemented               // routed but not built yet
+	KindGone                         // existed, but is used up or expired for good
 )
 
 // Detail describes one offending field or conflicting resource.

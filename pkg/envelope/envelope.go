@@ -126,6 +126,8 @@ func Status(k apperr.Kind) int {
 		return http.StatusServiceUnavailable
 	case apperr.KindNotImplemented:
 		return http.StatusNotImplemented
+	case apperr.KindGone:
+		return http.StatusGone
 	}
 	return http.StatusInternalServerError
 }

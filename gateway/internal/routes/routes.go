@@ -119,6 +119,14 @@ var Table = []Route{
 	{"PUT", "/dashboard/v1/plan", AuthBilling, AuthDashboard, "", BodyJSON},
 	{"GET", "/dashboard/v1/plan/preview", AuthBilling, AuthDashboard, "", BodyNone},
 	{"GET", "/dashboard/v1/usage", AuthBilling, AuthDashboard, "", BodyNone},
+	{"GET", "/dashboard/v1/members", AuthBilling, AuthDashboard, "", BodyNone},
+	{"PATCH", "/dashboard/v1/members/{id}", AuthBilling, AuthDashboard, "", BodyJSON},
+	{"DELETE", "/dashboard/v1/members/{id}", AuthBilling, AuthDashboard, "", BodyNone},
+	{"POST", "/dashboard/v1/invitations", AuthBilling, AuthDashboard, "", BodyJSON},
+	{"DELETE", "/dashboard/v1/invitations/{id}", AuthBilling, AuthDashboard, "", BodyNone},
+	{"POST", "/dashboard/v1/invitations/lookup", AuthBilling, AuthDashboard, "", BodyJSON},
+	{"POST", "/dashboard/v1/invitations/accept", AuthBilling, AuthDashboard, "", BodyJSON},
+	{"GET", "/dashboard/v1/audit", AuthBilling, AuthDashboard, "", BodyNone},
 
 	{"GET", "/ops/v1/me", AuthBilling, AuthStaff, "", BodyNone},
 	// Staff enrolment, sign-in and the session itself: auth-billing reads

@@ -32,7 +32,7 @@ var Service = platform.Service{Name: name, Port: 8081, Database: "kyc_auth_billi
 // Service refers to Run).
 const name = "auth-billing"
 
-var topics = []string{event.TopicAuth, event.TopicVerification, event.TopicGatewayUsage, event.TopicStaffAudit}
+var topics = []string{event.TopicAuth, event.TopicVerification, event.TopicGatewayUsage, event.TopicStaffAudit, event.TopicOrgAudit}
 
 // Config is read from the environment; HTTP_ADDR and DATABASE_URL default
 // to Service's port and database.
@@ -74,7 +74,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		base.AddCloser(func() { _ = rdb.Close() })
 
 		now := time.Now
-		store := postgres.New(base.DB, base.Bus.Topic(event.TopicAuth), base.Bus.Topic(event.TopicStaffAudit))
+		store := postgres.New(base.DB, base.Bus.Topic(event.TopicAuth), base.Bus.Topic(event.TopicStaffAudit), base.Bus.Topic(event.TopicOrgAudit))
 		acc := account.NewService(store, now)
 		dash := account.NewDashboard(store, acc, throttle.New(rdb, cfg.RedisPrefix, throttle.DefaultLimits, log), totpKeys, now, cfg.BcryptCost, cfg.SessionTTL)
 		prices := Prices()
@@ -83,7 +83,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 
 		eps := httpapi.MakeEndpoints(acc, bill, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
 		httpapi.Register(base.Mux, eps, cfg.AdminToken, base.Protect, log)
-		httpapi.RegisterDashboard(base.Mux, dash, eps, base.Protect, httpapi.DashboardOptions{SecureCookies: cfg.Production()}, log)
+		httpapi.RegisterDashboard(base.Mux, dash, eps, base.Protect, httpapi.DashboardOptions{SecureCookies: cfg.Production(), PublicURL: cfg.PublicURL}, log)
 		httpapi.RegisterDashboardAdmin(base.Mux, dash, cfg.AdminToken, log)
 		// Staff sign-in attempts have counters of their own (another key
 		// prefix), so a lender's failures never lock a staff member out.
@@ -93,7 +93,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		httpapi.RegisterOps(base.Mux, staff, acc, cfg.AdminToken, base.Protect,
 			httpapi.OpsOptions{SecureCookies: cfg.Production(), PublicURL: cfg.PublicURL}, log)
 
-		base.Subscribe(append(events.Subscriptions(bill, usage.Within), events.AuditSubscription())...)
+		base.Subscribe(append(events.Subscriptions(bill, usage.Within), events.AuditSubscription(), events.OrgAuditSubscription())...)
 		return nil
 	})
 }

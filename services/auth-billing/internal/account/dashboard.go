@@ -17,17 +17,24 @@ import (
 	"github.com/kycfield/kyc/pkg/apikey"
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/ids"
+	"github.com/kycfield/kyc/pkg/orgaudit"
+	"github.com/kycfield/kyc/pkg/principal"
 	"github.com/kycfield/kyc/services/auth-billing/internal/passwords"
 )
 
 // User is a dashboard user; each belongs to one organization.
 type User struct {
-	ID           string    `json:"id"`
-	OrgID        string    `json:"orgId"`
-	Email        string    `json:"email"`
-	PasswordHash []byte    `json:"-"`
-	TOTP         TOTP      `json:"-"`
-	CreatedAt    time.Time `json:"createdAt"`
+	ID    string `json:"id"`
+	OrgID string `json:"orgId"`
+	Email string `json:"email"`
+	// Name is what the team page shows; empty for users who signed up
+	// before teams existed.
+	Name string `json:"name"`
+	// Role is what the user may do in their organization.
+	Role         principal.MemberRole `json:"role"`
+	PasswordHash []byte               `json:"-"`
+	TOTP         TOTP                 `json:"-"`
+	CreatedAt    time.Time            `json:"createdAt"`
 }
 
 // Session is a dashboard login. Only the token's hash is stored.
@@ -38,6 +45,9 @@ type Session struct {
 	CSRFToken string
 	CreatedAt time.Time
 	ExpiresAt time.Time
+	// Role is the user's role, read with the session on every request
+	// (never stored with it): a role change applies to the next request.
+	Role principal.MemberRole
 }
 
 // Throttle limits log-in attempts. Every attempt is reserved before its
@@ -129,7 +139,7 @@ func (d *Dashboard) SignUp(ctx context.Context, orgName, email, password string)
 	}
 	now := d.now().UTC()
 	org := withDefaultSettings(Org{ID: ids.New("org"), Name: strings.TrimSpace(orgName), Plan: PlanDeveloper, Version: 1, CreatedAt: now, UpdatedAt: now})
-	user := User{ID: ids.New("usr"), OrgID: org.ID, Email: em, PasswordHash: hash, CreatedAt: now}
+	user := User{ID: ids.New("usr"), OrgID: org.ID, Email: em, Role: principal.MemberOwner, PasswordHash: hash, CreatedAt: now}
 	var login Login
 	err = d.store.Atomic(ctx, func(tx Tx) error {
 		if _, err := tx.UserByEmail(ctx, em); err == nil {
@@ -168,11 +178,13 @@ func (d *Dashboard) LogIn(ctx context.Context, email, password, otp, clientIP st
 			WithHeader("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
 	}
 	var login Login
+	var tried User
 	err := d.store.Atomic(ctx, func(tx Tx) error {
 		u, err := tx.UserByEmail(ctx, em)
 		if err != nil && !apperr.IsCode(err, apperr.CodeNotFound) {
 			return err
 		}
+		tried = u
 		hash := u.PasswordHash
 		if err != nil {
 			hash = d.dummyHash // same work whether or not the user exists
@@ -187,13 +199,34 @@ func (d *Dashboard) LogIn(ctx context.Context, email, password, otp, clientIP st
 		if err != nil {
 			return err
 		}
+		a := ActorOf(u, clientIP)
+		if err := tx.OrgAudit(ctx, u.OrgID, "", a.Action("member.sign_in", u.ID, orgaudit.Done, nil)); err != nil {
+			return err
+		}
 		login, err = d.startSession(ctx, tx, u, org)
 		return err
 	})
 	if err == nil {
 		_ = d.throttle.Succeeded(ctx, em, clientIP)
+	} else if tried.ID != "" && (apperr.IsCode(err, CodeInvalidCredentials) || apperr.IsCode(err, CodeInvalidOTP)) {
+		d.auditFailedSignIn(ctx, tried, clientIP, err)
 	}
 	return login, err
+}
+
+// auditFailedSignIn records a wrong password or code for a known user in
+// a transaction of its own (the attempt's was rolled back), so the
+// owners see someone trying a member's account. An unknown email has no
+// organization to tell. A failure to record it leaves the answer a 401.
+func (d *Dashboard) auditFailedSignIn(ctx context.Context, u User, clientIP string, cause error) {
+	reason := "password"
+	if apperr.IsCode(cause, CodeInvalidOTP) {
+		reason = "code"
+	}
+	a := ActorOf(u, clientIP)
+	_ = d.store.Atomic(ctx, func(tx Tx) error {
+		return tx.OrgAudit(ctx, u.OrgID, "", a.Action("member.sign_in_failed", u.ID, orgaudit.Refused, map[string]any{"reason": reason}))
+	})
 }
 
 func (d *Dashboard) startSession(ctx context.Context, tx Tx, u User, o Org) (Login, error) {

@@ -104,6 +104,7 @@ func (s *Service) ChangePlan(ctx context.Context, orgID, plan string) (Org, erro
 		if o.Plan == plan {
 			return nil
 		}
+		previous := o.Plan
 		now := s.now().UTC()
 		o.Plan, o.Version, o.UpdatedAt = plan, o.Version+1, now
 		if err := tx.UpdateOrg(ctx, o); err != nil {
@@ -112,7 +113,10 @@ func (s *Service) ChangePlan(ctx context.Context, orgID, plan string) (Org, erro
 		if err := tx.StartPlanPeriod(ctx, o.ID, plan, now); err != nil {
 			return err
 		}
-		return tx.Emit(ctx, Change{Type: EventPlanChanged, OrgID: o.ID, Data: StateOf(o)})
+		if err := tx.Emit(ctx, Change{Type: EventPlanChanged, OrgID: o.ID, Data: StateOf(o)}); err != nil {
+			return err
+		}
+		return auditDone(ctx, tx, "plan.change", o.ID, "", map[string]any{"plan": plan, "previousPlan": previous})
 	})
 	return o, err
 }
@@ -146,7 +150,10 @@ func (s *Service) CreateKey(ctx context.Context, orgID, env string, scopes []str
 			return ErrPlanUpgradeRequired
 		}
 		nk = s.newKey(o.ID, e, sc, name)
-		return s.insertKey(ctx, tx, nk.Key)
+		if err := s.insertKey(ctx, tx, nk.Key); err != nil {
+			return err
+		}
+		return auditDone(ctx, tx, "key.create", nk.ID, string(e), map[string]any{"name": name, "scopes": sc, "displayPrefix": nk.Prefix})
 	})
 	return nk, err
 }
@@ -177,7 +184,10 @@ func (s *Service) RevokeKey(ctx context.Context, orgID, keyID string) (Key, erro
 		}
 		now := s.now().UTC()
 		k.RevokedAt = &now
-		return s.saveKey(ctx, tx, &k)
+		if err := s.saveKey(ctx, tx, &k); err != nil {
+			return err
+		}
+		return auditDone(ctx, tx, "key.revoke", k.ID, string(k.Env), map[string]any{"name": k.Name, "displayPrefix": k.Prefix})
 	})
 	return k, err
 }
@@ -214,7 +224,11 @@ func (s *Service) RollKey(ctx context.Context, orgID, keyID string, grace time.D
 		}
 		exp := now.Add(grace)
 		old.ExpiresAt, old.ReplacedBy = &exp, nk.ID
-		return s.saveKey(ctx, tx, &old)
+		if err := s.saveKey(ctx, tx, &old); err != nil {
+			return err
+		}
+		return auditDone(ctx, tx, "key.roll", old.ID, string(old.Env), map[string]any{"replacedBy": nk.ID,
+			"gracePeriodHours": int64(grace / time.Hour), "displayPrefix": nk.Prefix})
 	})
 	return nk, old, err
 }

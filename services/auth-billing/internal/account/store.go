@@ -3,6 +3,9 @@ package account
 import (
 	"context"
 	"time"
+
+	"github.com/kycfield/kyc/pkg/orgaudit"
+	"github.com/kycfield/kyc/pkg/principal"
 )
 
 // Org is a client organization.
@@ -49,12 +52,37 @@ type Tx interface {
 	UpdateKey(ctx context.Context, k Key) error
 	Keys(ctx context.Context, orgID string) ([]Key, error)
 
+	// InsertUser answers 409 EMAIL_TAKEN for an email that has an account.
 	InsertUser(ctx context.Context, u User) error
 	UserByEmail(ctx context.Context, email string) (User, error)
 	User(ctx context.Context, id string) (User, error)
 	// SetTOTP replaces a user's second-factor state.
 	SetTOTP(ctx context.Context, userID string, t TOTP) error
+	// Users lists an organization's members, oldest first.
+	Users(ctx context.Context, orgID string) ([]User, error)
+	// UserInOrg returns a member of orgID, locked; another
+	// organization's user is not found.
+	UserInOrg(ctx context.Context, orgID, id string) (User, error)
+	CountOwners(ctx context.Context, orgID string) (int, error)
+	SetUserRole(ctx context.Context, id string, role principal.MemberRole) error
+	// DeleteUser removes a user and every session of theirs.
+	DeleteUser(ctx context.Context, id string) error
+	InsertInvitation(ctx context.Context, inv Invitation) error
+	InvitationByHash(ctx context.Context, hash []byte, forUpdate bool) (Invitation, error)
+	Invitation(ctx context.Context, orgID, id string, forUpdate bool) (Invitation, error)
+	// PendingInvitations lists the invitations neither accepted, revoked
+	// nor expired at now, newest first.
+	PendingInvitations(ctx context.Context, orgID string, now time.Time) ([]Invitation, error)
+	// UpdateInvitation saves accepted_at and revoked_at.
+	UpdateInvitation(ctx context.Context, inv Invitation) error
+	// OrgAudit records a member's or key's action (pkg/orgaudit) of orgID
+	// in env in this transaction; OrgAuditLog reads the log the consumer
+	// keeps.
+	OrgAudit(ctx context.Context, orgID, env string, a orgaudit.Action) error
+	OrgAuditLog(ctx context.Context, f OrgAuditFilter) ([]OrgAuditEntry, error)
+
 	InsertSession(ctx context.Context, s Session) error
+	// SessionByHash returns a session with its user's current role.
 	SessionByHash(ctx context.Context, hash []byte) (Session, error)
 	DeleteSession(ctx context.Context, hash []byte) error
 

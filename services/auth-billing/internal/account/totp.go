@@ -108,7 +108,10 @@ func (d *Dashboard) ConfirmTOTP(ctx context.Context, s Session, code string) err
 		if err != nil {
 			return errBadCode
 		}
-		return tx.SetTOTP(ctx, u.ID, TOTP{Secret: u.TOTP.Secret, Enabled: true, LastStep: step})
+		if err := tx.SetTOTP(ctx, u.ID, TOTP{Secret: u.TOTP.Secret, Enabled: true, LastStep: step}); err != nil {
+			return err
+		}
+		return auditDone(ctx, tx, "totp.enable", u.ID, "", nil)
 	})
 }
 
@@ -126,7 +129,10 @@ func (d *Dashboard) DisableTOTP(ctx context.Context, s Session, code string) err
 		if _, err := d.checkCode(u, code); err != nil {
 			return errBadCode
 		}
-		return tx.SetTOTP(ctx, u.ID, TOTP{})
+		if err := tx.SetTOTP(ctx, u.ID, TOTP{}); err != nil {
+			return err
+		}
+		return auditDone(ctx, tx, "totp.disable", u.ID, "", nil)
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/kycfield/kyc/pkg/apikey"
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/inbox"
+	"github.com/kycfield/kyc/pkg/orgaudit"
 	"github.com/kycfield/kyc/pkg/principal"
 	"github.com/kycfield/kyc/pkg/staffaudit"
 	"github.com/kycfield/kyc/services/auth-billing/internal/account"
@@ -18,7 +19,7 @@ import (
 func Contract() event.Contract {
 	return event.Contract{
 		Samples: samples,
-		Reads:   inbox.Reads(append(Subscriptions(nil, nil), AuditSubscription())...),
+		Reads:   inbox.Reads(append(Subscriptions(nil, nil), AuditSubscription(), OrgAuditSubscription())...),
 	}
 }
 
@@ -60,5 +61,15 @@ func samples() []event.Sample {
 	if err != nil {
 		panic(err)
 	}
-	return append(out, event.Sample{Topic: event.TopicStaffAudit, Event: e})
+	out = append(out, event.Sample{Topic: event.TopicStaffAudit, Event: e})
+	// A member's action as auth-billing records one (a developer creating
+	// a key from the dashboard), through the actor the transport makes.
+	member := account.Actor{UserID: "usr_019a2b3c4d5e6f708192a3b4c5d6e7f8", OrgID: org.ID, Role: principal.MemberDeveloper, IP: "192.0.2.20"}
+	act := member.Action("key.create", key.ID, orgaudit.Done, map[string]any{"name": "backend", "scopes": key.Scopes, "displayPrefix": "mk_live_AbCd"})
+	act.At = at
+	oe, err := event.New(orgaudit.Type, org.ID, string(key.Env), act)
+	if err != nil {
+		panic(err)
+	}
+	return append(out, event.Sample{Topic: event.TopicOrgAudit, Event: oe})
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/inbox"
+	"github.com/kycfield/kyc/pkg/orgaudit"
 	"github.com/kycfield/kyc/pkg/staffaudit"
 	"github.com/kycfield/kyc/services/auth-billing/internal/billing"
 	"github.com/kycfield/kyc/services/auth-billing/internal/postgres"
@@ -78,4 +79,15 @@ func AuditSubscription() inbox.Subscription {
 	}
 	return inbox.Subscription{Group: "auth-billing.staff-audit", Topics: []string{staffaudit.Topic},
 		Routes: []inbox.Route{inbox.On(onAction, staffaudit.Type)}}
+}
+
+// OrgAuditSubscription keeps the organizations' audit logs: every
+// org.action event any service (or the gateway) writes (pkg/orgaudit)
+// becomes one append-only row, keyed by the event id.
+func OrgAuditSubscription() inbox.Subscription {
+	onAction := func(ctx context.Context, tx pgx.Tx, e event.Event, a orgaudit.Action) error {
+		return postgres.InsertOrgAudit(ctx, tx, e.ID, e.OrgID, e.Environment, a)
+	}
+	return inbox.Subscription{Group: "auth-billing.org-audit", Topics: []string{orgaudit.Topic},
+		Routes: []inbox.Route{inbox.On(onAction, orgaudit.Type)}}
 }

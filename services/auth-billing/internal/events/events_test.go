@@ -35,7 +35,7 @@ func setup(t *testing.T) fixture {
 		account.PlanGrowth:     {Name: "Growth", BaseFeeCents: 50000, UnitPriceCents: 200},
 		account.PlanEnterprise: {Name: "Enterprise", BaseFeeCents: 250000, UnitPriceCents: 150},
 	}, time.Now)
-	return fixture{pool: pool, acc: account.NewService(postgres.New(pool, "auth-events", "staff-audit"), time.Now),
+	return fixture{pool: pool, acc: account.NewService(postgres.New(pool, "auth-events", "staff-audit", "org-audit"), time.Now),
 		outcomes: inbox.New("billing", nil, pool, logging.Discard(), inbox.HandlerOf(events.Subscriptions(bill, usage.Within), "auth-billing.billing")),
 		reports:  inbox.New("usage", nil, pool, logging.Discard(), inbox.HandlerOf(events.Subscriptions(bill, usage.Within), "auth-billing.usage"))}
 }

@@ -25,6 +25,9 @@ const (
 type DashboardOptions struct {
 	// SecureCookies sets the Secure flag (off only for local http runs).
 	SecureCookies bool
+	// PublicURL is the gateway as people reach it; invitation links point
+	// at its /dashboard/ page.
+	PublicURL string
 }
 
 type sessionKey struct{}
@@ -46,6 +49,11 @@ func RegisterDashboard(mux *http.ServeMux, d *account.Dashboard, e Endpoints, pr
 	}))
 	edge := func(h http.Handler) http.Handler { return protect(cop.Handler(h), principal.KindEdge) }
 	authed := func(h http.Handler) http.Handler { return edge(requireSession(d, log, h)) }
+	// role is authed for members holding min or more; a refusal is
+	// audited as an attempt at action (on the path's id, if any).
+	role := func(min principal.MemberRole, action string, h http.Handler) http.Handler {
+		return authed(requireRole(d, log, min, action, h))
+	}
 	orgOf := func(r *http.Request) string { return sessionFrom(r.Context()).OrgID }
 
 	mux.Handle("POST /dashboard/v1/signup", edge(kitserver.NewHandler(signUpEndpoint(d, opt), decodeSignUp, log)))
@@ -55,14 +63,18 @@ func RegisterDashboard(mux *http.ServeMux, d *account.Dashboard, e Endpoints, pr
 	mux.Handle("POST /dashboard/v1/totp", authed(kitserver.NewHandler(enrolTOTPEndpoint(d), decodeCookie, log)))
 	mux.Handle("POST /dashboard/v1/totp/confirm", authed(kitserver.NewHandler(confirmTOTPEndpoint(d), decodeTOTPCode, log)))
 	mux.Handle("POST /dashboard/v1/totp/disable", authed(kitserver.NewHandler(disableTOTPEndpoint(d), decodeTOTPCode, log)))
-	mux.Handle("GET /dashboard/v1/keys", authed(kitserver.NewHandler(e.ListKeys, decodeOrg(orgOf), log)))
-	mux.Handle("POST /dashboard/v1/keys", authed(kitserver.NewHandler(e.CreateKey, decodeCreateKey(orgOf), log)))
-	mux.Handle("POST /dashboard/v1/keys/{id}/revoke", authed(kitserver.NewHandler(e.RevokeKey, decodeKey(orgOf), log)))
-	mux.Handle("POST /dashboard/v1/keys/{id}/roll", authed(kitserver.NewHandler(e.RollKey, decodeRoll(orgOf), log)))
+	// Keys (their list too: a viewer never sees key prefixes) are for
+	// developers and up; the plan is changed by admins and up.
+	dev, admin := principal.MemberDeveloper, principal.MemberAdmin
+	mux.Handle("GET /dashboard/v1/keys", role(dev, "key.list", kitserver.NewHandler(e.ListKeys, decodeOrg(orgOf), log)))
+	mux.Handle("POST /dashboard/v1/keys", role(dev, "key.create", kitserver.NewHandler(e.CreateKey, decodeCreateKey(orgOf), log)))
+	mux.Handle("POST /dashboard/v1/keys/{id}/revoke", role(dev, "key.revoke", kitserver.NewHandler(e.RevokeKey, decodeKey(orgOf), log)))
+	mux.Handle("POST /dashboard/v1/keys/{id}/roll", role(dev, "key.roll", kitserver.NewHandler(e.RollKey, decodeRoll(orgOf), log)))
 	mux.Handle("GET /dashboard/v1/plan", authed(kitserver.NewHandler(e.GetOrg, decodeOrg(orgOf), log)))
-	mux.Handle("PUT /dashboard/v1/plan", authed(kitserver.NewHandler(e.ChangePlan, decodeChangePlan(orgOf), log)))
+	mux.Handle("PUT /dashboard/v1/plan", role(admin, "plan.change", kitserver.NewHandler(e.ChangePlan, decodeChangePlan(orgOf), log)))
 	mux.Handle("GET /dashboard/v1/plan/preview", authed(kitserver.NewHandler(e.PlanPreview, decodePlanPreview(orgOf), log)))
 	mux.Handle("GET /dashboard/v1/usage", authed(kitserver.NewHandler(e.Usage, decodeUsage(orgOf), log)))
+	registerTeam(mux, d, edge, authed, role, opt, log)
 	mux.Handle("POST "+apikey.SessionResolvePath, protect(kitserver.NewHandler(resolveSessionEndpoint(d), decodeResolveSession, log), principal.KindGateway))
 }
 
@@ -83,7 +95,7 @@ func resolveSessionEndpoint(d *account.Dashboard) kitserver.Endpoint[resolveSess
 	return kitserver.NewEndpoint(func(ctx context.Context, r resolveSessionRequest) (kitserver.Result, error) {
 		s, o, err := d.ResolveSession(ctx, r.Token, r.CSRF)
 		return kitserver.Result{Message: "Session resolved", Data: resolvedSessionView{
-			Session:      apikey.SessionState{UserID: s.UserID, OrgID: s.OrgID, ExpiresAt: s.ExpiresAt},
+			Session:      apikey.SessionState{UserID: s.UserID, OrgID: s.OrgID, Role: s.Role, ExpiresAt: s.ExpiresAt},
 			Organization: o,
 		}}, err
 	})
@@ -108,7 +120,24 @@ func requireSession(d *account.Dashboard, log *slog.Logger, next http.Handler) h
 				return
 			}
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, sess)))
+		ctx := context.WithValue(r.Context(), sessionKey{}, sess)
+		ctx = account.WithActor(ctx, account.Actor{UserID: sess.UserID, OrgID: sess.OrgID, Role: sess.Role, IP: clientIP(ctx)})
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// requireRole lets the session's member through when they hold min or a
+// more powerful role; otherwise the attempt is audited as refused and
+// answered 403 ROLE_REQUIRED. It runs inside requireSession, so the role
+// is the one read with the session on this request.
+func requireRole(d *account.Dashboard, log *slog.Logger, min principal.MemberRole, action string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a, _ := account.ActorFrom(r.Context())
+		if err := d.Authorize(r.Context(), a, min, action, r.PathValue("id")); err != nil {
+			envelope.Fail(r.Context(), w, log, err)
+			return
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 

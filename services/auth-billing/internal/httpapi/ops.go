@@ -77,7 +77,9 @@ func RegisterOps(mux *http.ServeMux, st *account.Staff, acc *account.Service, ad
 // the fragment, which browsers never send: it reaches no server log.
 type enrolLinks struct{ base string }
 
-func (l enrolLinks) of(token string) string { return l.base + "/ops/#enrol=" + url.QueryEscape(token) }
+func (l enrolLinks) of(token string) string { return l.base + "/ops/#enrol=" + urlEscape(token) }
+
+func urlEscape(token string) string { return url.QueryEscape(token) }
 
 type enrolTokenRequest struct {
 	Token string `json:"token" required:"is required: the enrolment link's token"`

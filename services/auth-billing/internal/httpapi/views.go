@@ -124,24 +124,29 @@ type resolvedSessionView struct {
 type userView struct {
 	ID          string  `json:"id"`
 	Email       string  `json:"email"`
+	Name        string  `json:"name"`
+	Role        string  `json:"role"`
 	TOTPEnabled bool    `json:"totpEnabled"`
 	CreatedAt   *string `json:"createdAt"`
 }
 
 func viewUser(u account.User) userView {
-	return userView{ID: u.ID, Email: u.Email, TOTPEnabled: u.TOTP.Enabled, CreatedAt: envelope.Timestamp(u.CreatedAt)}
+	return userView{ID: u.ID, Email: u.Email, Name: u.Name, Role: string(u.Role), TOTPEnabled: u.TOTP.Enabled, CreatedAt: envelope.Timestamp(u.CreatedAt)}
 }
 
 // sessionView is a dashboard session (schema Session).
 type sessionView struct {
 	User         userView `json:"user"`
 	Organization orgView  `json:"organization"`
-	CSRFToken    string   `json:"csrfToken"`
-	ExpiresAt    *string  `json:"expiresAt"`
+	// Role is the user's role (as user.role), what the page shows or
+	// hides by.
+	Role      string  `json:"role"`
+	CSRFToken string  `json:"csrfToken"`
+	ExpiresAt *string `json:"expiresAt"`
 }
 
 func viewLogin(l account.Login) sessionView {
-	return sessionView{User: viewUser(l.User), Organization: viewOrg(l.Org), CSRFToken: l.CSRF, ExpiresAt: envelope.Timestamp(l.Expires)}
+	return sessionView{User: viewUser(l.User), Organization: viewOrg(l.Org), Role: string(l.User.Role), CSRFToken: l.CSRF, ExpiresAt: envelope.Timestamp(l.Expires)}
 }
 
 // meView is the current session plus the plan catalogue (schema Me).
@@ -155,7 +160,7 @@ func viewMe(u account.User, o account.Org, s account.Session) meView {
 	for id, p := range account.Plans {
 		plans[id] = viewPlan(p)
 	}
-	return meView{sessionView: sessionView{User: viewUser(u), Organization: viewOrg(o), CSRFToken: s.CSRFToken,
+	return meView{sessionView: sessionView{User: viewUser(u), Organization: viewOrg(o), Role: string(u.Role), CSRFToken: s.CSRFToken,
 		ExpiresAt: envelope.Timestamp(s.ExpiresAt)}, Plans: plans}
 }
 

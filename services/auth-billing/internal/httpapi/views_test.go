@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kycfield/kyc/pkg/principal"
 	"github.com/kycfield/kyc/services/auth-billing/internal/account"
 )
 
@@ -17,7 +18,7 @@ func TestViewsKeepTheirJSONShape(t *testing.T) {
 	later := ts.Add(2 * time.Hour)
 	future, past := time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	org := account.Org{ID: "org_1", Name: "Acme", Plan: account.PlanGrowth, Version: 3, CreatedAt: ts, UpdatedAt: later}
-	user := account.User{ID: "usr_1", OrgID: "org_1", Email: "a@b.co", PasswordHash: []byte("secret hash"), CreatedAt: ts}
+	user := account.User{ID: "usr_1", OrgID: "org_1", Email: "a@b.co", Name: "Ada Obi", Role: principal.MemberAdmin, PasswordHash: []byte("secret hash"), CreatedAt: ts}
 	key := account.Key{ID: "key_1", OrgID: "org_1", Env: "live", Scopes: []string{"kyc:read"}, Name: "n",
 		Prefix: "mk_live_abcd", Hash: []byte{1, 2}, CreatedAt: ts, Version: 2}
 	used, revoked, expiring, expired := key, key, key, key
@@ -51,9 +52,9 @@ func TestViewsKeepTheirJSONShape(t *testing.T) {
 		{"organization", viewOrg(org),
 			`{"createdAt":"2026-11-10T09:30:00.123Z","id":"org_1","name":"Acme","plan":"growth","planDetails":{"id":"growth","name":"Growth","baseFeeCents":50000,"unitPriceCents":200,"dailyRequests":10000,"testRecordLimit":0,"liveAccess":true,"whiteLabel":false},"updatedAt":"2026-11-10T11:30:00.123Z"}`},
 		{"session", viewLogin(account.Login{Token: "tok", User: user, Org: org, CSRF: "csrf", Expires: later}),
-			`{"csrfToken":"csrf","expiresAt":"2026-11-10T11:30:00.123Z","organization":{"createdAt":"2026-11-10T09:30:00.123Z","id":"org_1","name":"Acme","plan":"growth","planDetails":{"id":"growth","name":"Growth","baseFeeCents":50000,"unitPriceCents":200,"dailyRequests":10000,"testRecordLimit":0,"liveAccess":true,"whiteLabel":false},"updatedAt":"2026-11-10T11:30:00.123Z"},"user":{"createdAt":"2026-11-10T09:30:00.123Z","email":"a@b.co","id":"usr_1","totpEnabled":false}}`},
+			`{"csrfToken":"csrf","expiresAt":"2026-11-10T11:30:00.123Z","organization":{"createdAt":"2026-11-10T09:30:00.123Z","id":"org_1","name":"Acme","plan":"growth","planDetails":{"id":"growth","name":"Growth","baseFeeCents":50000,"unitPriceCents":200,"dailyRequests":10000,"testRecordLimit":0,"liveAccess":true,"whiteLabel":false},"updatedAt":"2026-11-10T11:30:00.123Z"},"role":"admin","user":{"createdAt":"2026-11-10T09:30:00.123Z","email":"a@b.co","id":"usr_1","name":"Ada Obi","role":"admin","totpEnabled":false}}`},
 		{"me", viewMe(user, org, account.Session{CSRFToken: "csrf", ExpiresAt: later}),
-			`{"csrfToken":"csrf","expiresAt":"2026-11-10T11:30:00.123Z","organization":{"createdAt":"2026-11-10T09:30:00.123Z","id":"org_1","name":"Acme","plan":"growth","planDetails":{"id":"growth","name":"Growth","baseFeeCents":50000,"unitPriceCents":200,"dailyRequests":10000,"testRecordLimit":0,"liveAccess":true,"whiteLabel":false},"updatedAt":"2026-11-10T11:30:00.123Z"},"plans":{"developer":{"id":"developer","name":"Developer","baseFeeCents":0,"unitPriceCents":0,"dailyRequests":100,"testRecordLimit":50,"liveAccess":false,"whiteLabel":false},"enterprise":{"id":"enterprise","name":"Enterprise","baseFeeCents":250000,"unitPriceCents":150,"dailyRequests":0,"testRecordLimit":0,"liveAccess":true,"whiteLabel":true},"growth":{"id":"growth","name":"Growth","baseFeeCents":50000,"unitPriceCents":200,"dailyRequests":10000,"testRecordLimit":0,"liveAccess":true,"whiteLabel":false}},"user":{"createdAt":"2026-11-10T09:30:00.123Z","email":"a@b.co","id":"usr_1","totpEnabled":false}}`},
+			`{"csrfToken":"csrf","expiresAt":"2026-11-10T11:30:00.123Z","organization":{"createdAt":"2026-11-10T09:30:00.123Z","id":"org_1","name":"Acme","plan":"growth","planDetails":{"id":"growth","name":"Growth","baseFeeCents":50000,"unitPriceCents":200,"dailyRequests":10000,"testRecordLimit":0,"liveAccess":true,"whiteLabel":false},"updatedAt":"2026-11-10T11:30:00.123Z"},"plans":{"developer":{"id":"developer","name":"Developer","baseFeeCents":0,"unitPriceCents":0,"dailyRequests":100,"testRecordLimit":50,"liveAccess":false,"whiteLabel":false},"enterprise":{"id":"enterprise","name":"Enterprise","baseFeeCents":250000,"unitPriceCents":150,"dailyRequests":0,"testRecordLimit":0,"liveAccess":true,"whiteLabel":true},"growth":{"id":"growth","name":"Growth","baseFeeCents":50000,"unitPriceCents":200,"dailyRequests":10000,"testRecordLimit":0,"liveAccess":true,"whiteLabel":false}},"role":"admin","user":{"createdAt":"2026-11-10T09:30:00.123Z","email":"a@b.co","id":"usr_1","name":"Ada Obi","role":"admin","totpEnabled":false}}`},
 		{"logged out", loggedOutView{LoggedOut: true},
 			`{"loggedOut":true}`},
 		{"resolved key", resolvedKeyView{Key: account.KeyStateOf(key), Organization: account.StateOf(org)},

@@ -64,7 +64,7 @@ func newStaffFixture(t *testing.T) staffFixture {
 		t.Fatal(err)
 	}
 	c := &clock{t: time.Now().UTC()}
-	store := postgres.New(pool, "auth-events", "staff-audit")
+	store := postgres.New(pool, "auth-events", "staff-audit", "org-audit")
 	return staffFixture{pool: pool, clock: c,
 		staff: account.NewStaff(store, openThrottle{}, keys, c.Now, account.StaffOptions{SessionTTL: 12 * time.Hour, EnrolTTL: 72 * time.Hour, Cost: 4}),
 		acc:   account.NewService(store, c.Now),

@@ -22,14 +22,16 @@ import (
 // Store implements account.Store.
 type Store struct {
 	*pgdb.Store[account.Tx, account.Change]
-	auditTopic string
+	auditTopic    string
+	orgAuditTopic string
 }
 
 // New returns a Store publishing account events to topic (full name),
-// keyed by organization, and staff actions to auditTopic (full name of
-// the staff-audit topic).
-func New(pool *pgxpool.Pool, topic, auditTopic string) *Store {
-	s := &Store{auditTopic: auditTopic}
+// keyed by organization, staff actions to auditTopic (full name of the
+// staff-audit topic) and members' actions to orgAuditTopic (full name of
+// the org-audit topic).
+func New(pool *pgxpool.Pool, topic, auditTopic, orgAuditTopic string) *Store {
+	s := &Store{auditTopic: auditTopic, orgAuditTopic: orgAuditTopic}
 	s.Store = pgdb.NewStore(pool, func(tx pgx.Tx) account.Tx { return &txn{tx: tx, s: s} },
 		outbox.Emitter(topic, toEvent, func(c account.Change) string { return c.OrgID }))
 	return s
@@ -158,8 +160,8 @@ func (t *txn) Keys(ctx context.Context, orgID string) ([]account.Key, error) {
 }
 
 func (t *txn) InsertUser(ctx context.Context, u account.User) error {
-	_, err := t.tx.Exec(ctx, `INSERT INTO users (id, org_id, email, password_hash, created_at) VALUES ($1,$2,$3,$4,$5)`,
-		u.ID, u.OrgID, u.Email, u.PasswordHash, u.CreatedAt)
+	_, err := t.tx.Exec(ctx, `INSERT INTO users (id, org_id, email, name, role, password_hash, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
+		u.ID, u.OrgID, u.Email, u.Name, string(u.Role), u.PasswordHash, u.CreatedAt)
 	if _, dup := pgdb.UniqueViolation(err); dup {
 		return apperr.New(apperr.KindConflict, account.CodeEmailTaken, "An account with this email already exists; log in instead")
 	}
@@ -174,11 +176,18 @@ func (t *txn) User(ctx context.Context, id string) (account.User, error) {
 	return t.user(ctx, `id = $1`, id)
 }
 
-func (t *txn) user(ctx context.Context, where string, arg any) (account.User, error) {
+const userCols = `id, org_id, email, name, role, password_hash, created_at, totp_secret, totp_enabled, totp_last_step`
+
+func scanUser(row pgx.Row) (account.User, error) {
 	var u account.User
-	err := t.tx.QueryRow(ctx, `SELECT id, org_id, email, password_hash, created_at, totp_secret, totp_enabled, totp_last_step
-		FROM users WHERE `+where, arg).
-		Scan(&u.ID, &u.OrgID, &u.Email, &u.PasswordHash, &u.CreatedAt, &u.TOTP.Secret, &u.TOTP.Enabled, &u.TOTP.LastStep)
+	var role string
+	err := row.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &role, &u.PasswordHash, &u.CreatedAt, &u.TOTP.Secret, &u.TOTP.Enabled, &u.TOTP.LastStep)
+	u.Role = principal.MemberRole(role)
+	return u, err
+}
+
+func (t *txn) user(ctx context.Context, where string, arg any) (account.User, error) {
+	u, err := scanUser(t.tx.QueryRow(ctx, `SELECT `+userCols+` FROM users WHERE `+where, arg))
 	return u, notFound(err, "User")
 }
 
@@ -196,8 +205,11 @@ func (t *txn) InsertSession(ctx context.Context, s account.Session) error {
 
 func (t *txn) SessionByHash(ctx context.Context, hash []byte) (account.Session, error) {
 	var s account.Session
-	err := t.tx.QueryRow(ctx, `SELECT token_hash, user_id, org_id, csrf_token, created_at, expires_at FROM sessions WHERE token_hash = $1`, hash).
-		Scan(&s.Hash, &s.UserID, &s.OrgID, &s.CSRFToken, &s.CreatedAt, &s.ExpiresAt)
+	var role string
+	err := t.tx.QueryRow(ctx, `SELECT s.token_hash, s.user_id, s.org_id, s.csrf_token, s.created_at, s.expires_at, u.role
+		FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = $1`, hash).
+		Scan(&s.Hash, &s.UserID, &s.OrgID, &s.CSRFToken, &s.CreatedAt, &s.ExpiresAt, &role)
+	s.Role = principal.MemberRole(role)
 	return s, notFound(err, "Session")
 }
 
