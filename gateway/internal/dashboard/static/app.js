@@ -3,7 +3,7 @@
 // first opened, so the first load carries only the shell and one page.
 import { dash, session } from "./api.js";
 import { h, field, busy, nodes } from "./dom.js";
-import { can, role } from "./roles.js";
+import { can, roleName } from "./roles.js";
 
 // when: the pages a member's role (and the plan) can use at all; a page a
 // role may read but not change hides its buttons itself.
@@ -145,7 +145,7 @@ function top(active) {
     h("input", { type: "radio", name: "env", value, checked: session.env === value, onchange: () => switchEnv(value) }), label);
   env.replaceChildren(h("fieldset", { class: "env-switch" }, h("legend", {}, "Environment"),
     choice("test", "Sandbox"), choice("live", "Live")));
-  account.replaceChildren(h("span", { class: "muted", id: "whoami" }, me.organization.name, " · ", me.organization.planDetails.name, " plan · ", role(me)),
+  account.replaceChildren(h("span", { class: "muted", id: "whoami" }, me.organization.name, " · ", me.organization.planDetails.name, " plan · ", roleName(me)),
     h("button", { type: "button", class: "link", id: "logout", onclick: logOut }, "Log out"));
 }
 

@@ -105,5 +105,5 @@ function entries(list) {
 // who names the actor: a member by email and role, a key by its prefix.
 function who(a) {
   if (a.type === "key") return h("span", {}, "Key ", h("code", {}, (a.keyPrefix || a.id || "") + "…"));
-  return h("span", {}, a.email || a.id || "—", a.role && h("span", { class: "muted" }, " · " + a.role));
+  return h("span", { class: "email" }, a.email || a.id || "—", a.role && h("span", { class: "muted" }, " · " + a.role));
 }

@@ -11,6 +11,9 @@ export const roleWords = {
   viewer: "Viewer: reads only, never key material or secrets",
 };
 
+// roleName is a role as a heading or a header says it.
+export const roleName = (me) => role(me).charAt(0).toUpperCase() + role(me).slice(1);
+
 // role is the member's role; an answer without one (a platform from
 // before teams) is the organization's only user, its owner.
 export function role(me) {

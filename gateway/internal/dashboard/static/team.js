@@ -29,8 +29,10 @@ export async function view({ me }) {
 // offered are the roles this member may hand out: an owner only by an owner.
 const offered = (me) => ["viewer", "developer", "admin", ...(can.owners(me) ? ["owner"] : [])];
 
-function roleSelect(me, selected) {
-  return h("select", {}, offered(me).map((r) => h("option", { value: r, selected: r === selected }, roleWords[r])));
+// roleSelect: the invite form explains each role; a member's row, narrow
+// on a phone, names it.
+function roleSelect(me, selected, short) {
+  return h("select", {}, offered(me).map((r) => h("option", { value: r, selected: r === selected }, short ? names[r] : roleWords[r])));
 }
 
 function inviteForm(me, redraw) {
@@ -69,7 +71,7 @@ function memberTable(me, members, manage, redraw) {
   if (!members.length) return h("p", {}, "No members.");
   return table("Members", ["Name", "Email", "Role", "Joined", ...(manage ? ["Actions"] : [])], members.map((m) => ({
     attrs: { "data-member": m.id, "data-email": m.email },
-    cells: [m.name || "—", m.email, h("span", { class: "role" }, names[m.role] || m.role), when(m.createdAt),
+    cells: [m.name || "—", h("span", { class: "email" }, m.email), h("span", { class: "role" }, names[m.role] || m.role), when(m.createdAt),
       ...(manage ? [actions(me, m, redraw)] : [])],
   })));
 }
@@ -83,7 +85,7 @@ function actions(me, m, redraw) {
   if (m.role === "owner" && !can.owners(me)) return cell;
   const who = m.name || m.email;
   const draw = (focus) => {
-    const role = roleSelect(me, m.role);
+    const role = roleSelect(me, m.role, true);
     role.setAttribute("aria-label", `Role of ${who}`);
     const save = h("button", { type: "button", class: "secondary small", "data-act": "role", "aria-label": `Change the role of ${who}`,
       onclick: () => busy(save, cell, async () => {
@@ -119,6 +121,6 @@ function invitationTable(list, redraw) {
         await redraw();
       }) }, "Revoke");
     cell.append(revoke);
-    return { attrs: { "data-invitation": i.id }, cells: [i.email, names[i.role] || i.role, when(i.createdAt), when(i.expiresAt), cell] };
+    return { attrs: { "data-invitation": i.id }, cells: [h("span", { class: "email" }, i.email), names[i.role] || i.role, when(i.createdAt), when(i.expiresAt), cell] };
   }));
 }
