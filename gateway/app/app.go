@@ -23,6 +23,7 @@ import (
 	"github.com/kycfield/kyc/gateway/internal/opsapp"
 	"github.com/kycfield/kyc/gateway/internal/quota"
 	"github.com/kycfield/kyc/gateway/internal/redisguard"
+	"github.com/kycfield/kyc/gateway/internal/refusal"
 	"github.com/kycfield/kyc/gateway/internal/routes"
 	"github.com/kycfield/kyc/gateway/internal/usage"
 	"github.com/kycfield/kyc/pkg/config"
@@ -42,7 +43,7 @@ var Service = platform.Service{Name: name, Port: 8080, Topics: topics, Events: c
 // Service refers to Run).
 const name = "gateway"
 
-var topics = []string{event.TopicAuth, event.TopicGatewayUsage}
+var topics = []string{event.TopicAuth, event.TopicGatewayUsage, event.TopicOrgAudit}
 
 // Config is read from the environment; HTTP_ADDR defaults to Service's
 // port.
@@ -92,8 +93,8 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 	defer rdb.Close()
 
 	bus := kafkabus.Config{Brokers: cfg.KafkaBrokers, TopicPrefix: cfg.KafkaTopicPrefix, Partitions: cfg.KafkaPartitions, Replication: cfg.KafkaReplication}
-	authTopic, usageTopic := bus.Topic(event.TopicAuth), bus.Topic(event.TopicGatewayUsage)
-	if err := kafkabus.EnsureTopics(ctx, bus, authTopic, usageTopic); err != nil {
+	authTopic, usageTopic, orgAuditTopic := bus.Topic(event.TopicAuth), bus.Topic(event.TopicGatewayUsage), bus.Topic(event.TopicOrgAudit)
+	if err := kafkabus.EnsureTopics(ctx, bus, authTopic, usageTopic, orgAuditTopic); err != nil {
 		return err
 	}
 	writer := kafkabus.NewWriter(bus)
@@ -109,6 +110,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 	reporter := usage.New(writer, usageTopic, cfg.UsageInterval, log)
 	gw := edge.New(edge.Options{Upstreams: upstreams, MaxJSON: cfg.MaxJSONBody, MaxUpload: cfg.MaxUploadBody,
 		TrustedHops: cfg.TrustedHops, OpenAPI: api.OpenAPI, Timeout: cfg.UpstreamTimeout, Sessions: src, Staff: src,
+		Refusals: refusal.New(writer, orgAuditTopic, 2*time.Second, log),
 		// Clients' traceparent is not trusted: every trace starts here.
 		Instrument: func(h http.Handler) http.Handler { return tel.Server(h, telemetry.ServerOptions{}) },
 		Transport:  tel.Transport},

@@ -54,6 +54,10 @@ func (g *Gateway) apiKey(w http.ResponseWriter, r *http.Request, rt routes.Route
 	g.usage.Seen(c.p.OrgID, c.p.KeyID, d.Count, time.Now())
 	st := &state{p: c.p}
 	if rt.Scope != "" && !st.p.HasScope(rt.Scope) {
+		if st.p.IsMember() {
+			g.refuseMember(w, r, rt, st.p)
+			return
+		}
 		g.fail(w, r, apperr.New(apperr.KindForbidden, apperr.CodeInsufficientScope,
 			"This API key lacks the "+rt.Scope+" scope required by this endpoint"))
 		return

@@ -48,6 +48,9 @@ type Options struct {
 	Sessions Sessions
 	// Staff checks the operations console's sessions; nil refuses them.
 	Staff Staff
+	// Refusals records a member's requests refused for their role in the
+	// organization's audit log; nil records nothing.
+	Refusals Refusals
 	// Instrument, when set, wraps the route mux (inside the request id, so
 	// that the mux pattern it sees is the one that matched): server spans
 	// and request metrics. Transport, when set, wraps the upstream

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/kycfield/kyc/gateway/internal/keys"
+	"github.com/kycfield/kyc/gateway/internal/routes"
 	"github.com/kycfield/kyc/pkg/apikey"
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/principal"
@@ -24,9 +25,22 @@ var (
 	errNoEnv = apperr.Validation(apperr.Detail{Field: apikey.EnvironmentHeader, Message: "must be test or live"})
 )
 
-// dashboardScopes are a dashboard user's: every user of an organization
-// manages it in full (the dashboard has no roles yet).
-var dashboardScopes = []string{principal.ScopeRead, principal.ScopeWrite}
+// memberScopes are what a dashboard member's role allows on the public
+// API: a viewer reads; developers, admins and owners read and write. A
+// session without a known role (an auth-billing from before roles) only
+// reads: the server side of a role check fails closed.
+func memberScopes(r principal.MemberRole) []string {
+	if r.Valid() && r.AtLeast(principal.MemberDeveloper) {
+		return []string{principal.ScopeRead, principal.ScopeWrite}
+	}
+	return []string{principal.ScopeRead}
+}
+
+// Refusals records the requests refused to a member for their role
+// (refusal.Recorder in production).
+type Refusals interface {
+	Refused(ctx context.Context, p principal.Principal, method, pattern, path string)
+}
 
 // sessionToken returns the dashboard session cookie of a request that
 // carries no Authorization header: a key, when present, always wins.
@@ -66,6 +80,25 @@ func (g *Gateway) sessionCaller(w http.ResponseWriter, r *http.Request, token st
 		g.fail(w, r, errNoEnv)
 		return caller{}, false
 	}
+	role := s.Role
+	if !role.Valid() {
+		role = ""
+	}
 	return caller{plan: org.Plan, p: principal.Principal{Kind: principal.KindAPIKey, OrgID: s.OrgID, Env: env, UserID: s.UserID,
-		Scopes: dashboardScopes, Plan: org.Plan.ID, RecordLimit: org.Plan.TestRecordLimit, ClientIP: g.clientIP(r)}}, true
+		MemberRole: role, Scopes: memberScopes(role), Plan: org.Plan.ID, RecordLimit: org.Plan.TestRecordLimit, ClientIP: g.clientIP(r)}}, true
+}
+
+// refuseMember answers a member whose role lacks the route's scope: the
+// attempt goes to the organization's audit log first (synchronously; a
+// failed write is only logged), then 403 ROLE_REQUIRED, worded as the
+// services word it.
+func (g *Gateway) refuseMember(w http.ResponseWriter, r *http.Request, rt routes.Route, p principal.Principal) {
+	if g.opt.Refusals != nil {
+		g.opt.Refusals.Refused(r.Context(), p, rt.Method, rt.Pattern, r.URL.Path)
+	}
+	err := principal.CheckMemberRole(principal.With(r.Context(), p), principal.MemberDeveloper, false)
+	if err == nil { // a role that has the scope never gets here
+		err = apperr.New(apperr.KindForbidden, principal.CodeRoleRequired, "Your role in this organization does not allow this")
+	}
+	g.fail(w, r, err)
 }
