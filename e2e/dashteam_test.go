@@ -29,6 +29,18 @@ func TestDashboardTeamPage(t *testing.T) {
 	owner := newDashPage(t)
 	ownerEmail := owner.signUp(false)
 	owner.grantClipboard()
+	// Something for the viewer to read: a customer and a webhook endpoint,
+	// made by the owner through the page's session.
+	var made struct{ Data struct{ ID string } }
+	if err := json.Unmarshal([]byte(owner.api("POST", "/api/v1/customers", newCustomer(nil))), &made); err != nil || made.Data.ID == "" {
+		t.Fatalf("the owner's customer: %v", err)
+	}
+	customerID := made.Data.ID
+	recv := newHookReceiver(t, nil)
+	if err := json.Unmarshal([]byte(owner.api("POST", "/api/v1/webhooks", map[string]any{"url": recv.URL + "/kyc"})), &made); err != nil || made.Data.ID == "" {
+		t.Fatalf("the owner's webhook: %v", err)
+	}
+	hookID := made.Data.ID
 	owner.do(tap(chromedp.CSS(`nav a[href="#/team"]`)))
 	owner.seeIn("members", ownerEmail)
 	owner.seeIn("members", "Owner")
@@ -65,7 +77,7 @@ func TestDashboardTeamPage(t *testing.T) {
 	// The barrier: the overview has drawn its figures and the header its
 	// pages, Team among them; only then do the absences mean anything.
 	viewer.see("Overview · Sandbox")
-	viewer.seeIn("stat-total-value", "0")
+	viewer.seeIn("stat-total-value", "1") // the owner's customer
 	viewer.seeIn("nav", "Team")
 	for _, hidden := range []string{"keys", "new-customer", "import", "audit"} {
 		if viewer.value(fmt.Sprintf(`String(!!document.querySelector('nav a[href="#/%s"]'))`, hidden)) != "false" {
@@ -86,10 +98,33 @@ func TestDashboardTeamPage(t *testing.T) {
 	if n := viewer.value(`String(document.querySelectorAll("#members button").length)`); n != "0" {
 		t.Errorf("the viewer is offered %s buttons on the members", n)
 	}
-	// Webhooks: the endpoints, no form; the plan: the plans, no change.
+	// Webhooks: the endpoints, no form; an endpoint's page: its delivery
+	// log, and none of the buttons that change it or show its secret.
 	viewer.do(tap(chromedp.CSS(`nav a[href="#/webhooks"]`)))
-	viewer.see("No endpoints yet.")
+	viewer.see(recv.URL + "/kyc")
 	viewer.absent("add-endpoint")
+	viewer.do(tap(chromedp.CSS(`a[href="#/webhooks/` + hookID + `"]`)))
+	viewer.see("Delivery log")
+	viewer.seeIn("endpoint-state", "Enabled")
+	for _, id := range []string{"send-test", "reveal-secret", "rotate-secret", "edit-endpoint", "toggle-endpoint", "delete-endpoint"} {
+		viewer.absent(id)
+	}
+	// A customer's page: the facts and documents, no attach form. (The
+	// verification service learns of a new customer through an event: the
+	// page is opened again until it has.)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(300 * time.Millisecond) {
+		viewer.do(chromedp.Navigate(P.GatewayURL + "/dashboard/#/customers/" + customerID))
+		viewer.do(chromedp.PollFunction[chromedp.Void](`() => /Documents|Customer not found/.test(document.body.innerText)`, chromedp.WithPollingTimeout(time.Minute)))
+		if strings.Contains(viewer.value(`document.body.innerText`), "No documents.") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the viewer never saw the customer: %s", viewer.screen())
+		}
+	}
+	viewer.absent("attach-form")
+	viewer.do(chromedp.WaitVisible(chromedp.ID("download-report")))
+	// The plan: the plans, no change.
 	viewer.do(tap(chromedp.CSS(`nav a[href="#/plan"]`)))
 	viewer.seeIn("plan-readonly", "changes the plan")
 	if n := viewer.value(`String(document.querySelectorAll('button[id^="choose-"]').length)`); n != "0" {
