@@ -144,3 +144,28 @@ func TestOrgAuditLog(t *testing.T) {
 		}
 	}
 }
+
+// Sign-ins are audited, and so are wrong passwords for a member's email
+// (refused, in a transaction of their own); an unknown email has no
+// organization to tell.
+func TestSignInsAreAudited(t *testing.T) {
+	t.Parallel()
+	f := newTeamFixture(t)
+	owner := f.owner()
+	b := f.browser()
+	if a := b.call("POST", "/dashboard/v1/login", map[string]any{"email": owner.email, "password": "wrong horse battery"}); a.Status != http.StatusUnauthorized {
+		t.Fatalf("a wrong password: %d %s", a.Status, a.Body)
+	}
+	if a := b.call("POST", "/dashboard/v1/login", map[string]any{"email": "nobody@lender.example", "password": testPassword}); a.Status != http.StatusUnauthorized {
+		t.Fatalf("an unknown email: %d %s", a.Status, a.Body)
+	}
+	b.signedIn(b.call("POST", "/dashboard/v1/login", map[string]any{"email": owner.email, "password": testPassword}), http.StatusOK)
+	f.consumeAudit()
+	p := owner.audit(t, url.Values{"action": {"member.sign_in"}})
+	if len(p.Entries) != 2 || p.Entries[0].Action != "member.sign_in" || p.Entries[0].Outcome != "done" ||
+		p.Entries[1].Action != "member.sign_in_failed" || p.Entries[1].Outcome != "refused" || p.Entries[1].Details["reason"] != "password" ||
+		*p.Entries[1].IP != b.ip || *p.Entries[1].Actor.Email != owner.email {
+		got, _ := json.Marshal(p)
+		t.Fatalf("sign-ins: %s", got)
+	}
+}
