@@ -199,9 +199,14 @@ func TestDashboardTeamPage(t *testing.T) {
 	}
 	owner.shot("22-audit-refused")
 
-	// Remove the developer, after a confirmation: their row leaves.
+	// The viewer becomes a developer from their row; then the developer
+	// is removed, after a confirmation: their row leaves.
 	owner.do(tap(chromedp.CSS(`nav a[href="#/team"]`)))
 	owner.seeIn("members", developerEmail)
+	member := `document.querySelector('#members tr[data-email="` + viewerEmail + `"]')`
+	owner.do(chromedp.SetValue(chromedp.CSS(`#members tr[data-email="`+viewerEmail+`"] select`), "developer"),
+		tap(chromedp.CSS(`button[aria-label="Change the role of Ngozi Viewer"]`)))
+	owner.do(chromedp.PollFunction[chromedp.Void](`() => `+member+`.querySelector(".role").innerText === "Developer"`, chromedp.WithPollingTimeout(time.Minute)))
 	owner.do(tap(chromedp.CSS(`button[aria-label="Remove Tunde Developer"]`)), chromedp.WaitVisible(chromedp.ID("confirm-remove")))
 	owner.see("Their sessions end at once")
 	owner.do(tap(chromedp.ID("confirm-remove")))
