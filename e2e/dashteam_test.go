@@ -198,6 +198,17 @@ func TestDashboardTeamPage(t *testing.T) {
 		t.Errorf("filtered to refused, the log shows %s other entries", n)
 	}
 	owner.shot("22-audit-refused")
+	// Filtered by who: the viewer's entries alone.
+	owner.do(chromedp.SetValue(chromedp.ID("audit-outcome"), ""),
+		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const s = document.getElementById("audit-actor");
+			s.value = [...s.options].find((o) => o.text.includes(%q)).value; })()`, viewerEmail)), tap(chromedp.ID("audit-apply")))
+	owner.do(chromedp.PollFunction[chromedp.Void](`() => !document.getElementById("audit-apply").disabled`, chromedp.WithPollingTimeout(time.Minute)))
+	// Both of the viewer's refusals (the key and the customer) and whatever
+	// else they did, none of the owner's invitations.
+	if got := owner.value(fmt.Sprintf(`(() => { const rows = [...document.querySelectorAll("#audit-rows tr[data-action]")];
+		return rows.length + " " + rows.every((r) => r.innerText.includes(%q)); })()`, viewerEmail)); !viewerRowsOnly(got) {
+		t.Errorf("filtered by the viewer, the log shows (rows, all theirs): %s\n%s", got, owner.screen())
+	}
 
 	// The viewer becomes a developer from their row; then the developer
 	// is removed, after a confirmation: their row leaves.
@@ -320,4 +331,13 @@ func (d *dashPage) call(method, path string, body any) (int, string) {
 	var status int
 	fmt.Sscanf(v, "%d", &status)
 	return status, v
+}
+
+// viewerRowsOnly reads "<rows> <all the viewer's>": at least their two
+// refusals, and nobody else's entry.
+func viewerRowsOnly(got string) bool {
+	var n int
+	var all bool
+	_, err := fmt.Sscanf(got, "%d %t", &n, &all)
+	return err == nil && n >= 2 && all
 }

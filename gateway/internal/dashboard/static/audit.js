@@ -13,18 +13,21 @@ const known = ["key.", "key.create", "key.roll", "key.revoke", "plan.change", "m
 const envWords = { test: "Sandbox", live: "Live" };
 
 export async function view() {
-  const { members } = await dash("GET", "/members");
+  // Who can be chosen: the members, and the keys (owners and admins, who
+  // read this log, may list them).
+  const [{ members }, { keys }] = await Promise.all([dash("GET", "/members"), dash("GET", "/keys").catch(() => ({ keys: [] }))]);
   const rows = h("div", { id: "audit-rows", "aria-live": "polite" });
-  const form = filters(members || [], rows);
+  const form = filters(members || [], keys || [], rows);
   await load(rows, form);
   return [h("h1", { tabindex: "-1" }, "Audit log"),
     h("p", { class: "muted" }, "Who changed what, with the dashboard or one of your keys, and what a role was refused. Newest first."),
     form, rows];
 }
 
-function filters(members, rows) {
+function filters(members, keys, rows) {
   const choice = (options, value) => h("select", {}, options.map(([v, l]) => h("option", { value: v, selected: v === value }, l)));
-  const actor = choice([["", "Anyone"], ...members.map((m) => [m.id, `${m.name || m.email} (${m.email})`])], state.actor);
+  const actor = choice([["", "Anyone"], ...members.map((m) => [m.id, `${m.name || m.email} (${m.email})`]),
+    ...keys.map((k) => [k.id, `Key ${k.displayPrefix}… (${k.name || "no name"})`])], state.actor);
   const action = h("input", { type: "text", list: "audit-actions", value: state.action, autocomplete: "off", placeholder: "key.create" });
   const outcome = choice([["", "Any outcome"], ["done", "Done"], ["refused", "Refused"]], state.outcome);
   const environment = choice([["", "Both"], ["test", "Sandbox"], ["live", "Live"]], state.environment);
