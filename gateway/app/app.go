@@ -26,6 +26,7 @@ import (
 	"github.com/kycfield/kyc/gateway/internal/refusal"
 	"github.com/kycfield/kyc/gateway/internal/routes"
 	"github.com/kycfield/kyc/gateway/internal/usage"
+	"github.com/kycfield/kyc/gateway/internal/webapp/shared"
 	"github.com/kycfield/kyc/pkg/config"
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/health"
@@ -138,6 +139,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		agentapp.Register(mux)
 		dashboard.Register(mux)
 		opsapp.Register(mux)
+		shared.Register(mux) // dom.js and base.css, for the dashboard and the console
 	})
 	admin := http.NewServeMux()
 	hl.Register(admin)

@@ -27,7 +27,7 @@ func TestThePageAndItsModulesAreServed(t *testing.T) {
 	if csp := r.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe") {
 		t.Fatalf("CSP %q", csp)
 	}
-	for _, f := range []string{"app.js", "api.js", "dom.js", "keys.js", "app.css"} {
+	for _, f := range []string{"app.js", "api.js", "dom.js", "keys.js", "app.css", "roles.js", "team.js", "audit.js", "invite.js"} {
 		if r := serve("GET", "/dashboard/"+f); r.StatusCode != http.StatusOK {
 			t.Errorf("%s: %d", f, r.StatusCode)
 		}

@@ -27,7 +27,7 @@ func TestThePageAndItsModulesAreServed(t *testing.T) {
 	if csp := r.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe") {
 		t.Fatalf("CSP %q", csp)
 	}
-	for _, f := range []string{"app.js", "api.js", "dom.js", "staff.js", "audit.js", "orgs.js", "queue.js", "coverage.js", "agents.js", "reviews.js", "app.css"} {
+	for _, f := range []string{"app.js", "api.js", "staff.js", "audit.js", "orgs.js", "queue.js", "coverage.js", "agents.js", "reviews.js", "app.css"} {
 		if r := serve("GET", "/ops/"+f); r.StatusCode != http.StatusOK {
 			t.Errorf("%s: %d", f, r.StatusCode)
 		}

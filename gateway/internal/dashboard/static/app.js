@@ -3,18 +3,32 @@
 // first opened, so the first load carries only the shell and one page.
 import { dash, session } from "./api.js";
 import { h, field, busy, nodes } from "./dom.js";
+import { can, roleName } from "./roles.js";
 
+// when: the pages a member's role (and the plan) can use at all; a page a
+// role may read but not change hides its buttons itself.
 const pages = [
   { id: "overview", label: "Overview", load: () => import("./overview.js") },
-  { id: "keys", label: "API keys", load: () => import("./keys.js") },
+  { id: "keys", label: "API keys", load: () => import("./keys.js"), when: can.keys },
   { id: "plan", label: "Plan and usage", load: () => import("./plan.js") },
   { id: "customers", label: "Customers", load: () => import("./customers.js") },
-  { id: "new-customer", label: "Create a customer", load: () => import("./create.js") },
-  { id: "import", label: "Bulk import", load: () => import("./importer.js") },
+  { id: "new-customer", label: "Create a customer", load: () => import("./create.js"), when: can.write },
+  { id: "import", label: "Bulk import", load: () => import("./importer.js"), when: can.write },
   { id: "webhooks", label: "Webhooks", load: () => import("./webhooks.js") },
-  { id: "branding", label: "White label", load: () => import("./branding.js"), when: (me) => me.organization.planDetails.whiteLabel },
+  { id: "branding", label: "White label", load: () => import("./branding.js"),
+    when: (me) => me.organization.planDetails.whiteLabel && can.write(me) },
+  { id: "team", label: "Team", load: () => import("./team.js") },
+  { id: "audit", label: "Audit log", load: () => import("./audit.js"), when: can.audit },
   { id: "security", label: "Security", load: () => import("./security.js") },
 ];
+
+// home is where a member lands: the keys for those who manage them, the
+// overview for a viewer.
+const home = (me) => "#/" + (can.keys(me) ? "keys" : "overview");
+
+// invite is the token of an invitation link (#invite=<token>): it stays
+// in the fragment, which the browser never sends, until it is used.
+const inviteToken = () => (location.hash.match(/^#invite=([^&/]+)/) || [])[1];
 
 const main = document.getElementById("main");
 // The skip link moves focus itself: as a plain #main link it would
@@ -62,6 +76,13 @@ let routing = 0;
 // when the person navigated, so a screen reader announces the new page.
 async function route(navigated) {
   const turn = ++routing;
+  const token = inviteToken();
+  if (token) {
+    top(null);
+    const content = await (await import("./invite.js")).view({ token: decodeURIComponent(token), accepted });
+    if (turn === routing) show(content, navigated);
+    return;
+  }
   const [name, ...params] = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
   if (!me) {
     top(null);
@@ -70,7 +91,7 @@ async function route(navigated) {
   const allowed = pages.filter((p) => !p.when || p.when(me));
   const page = allowed.find((p) => p.id === name);
   if (!page) {
-    location.replace("#/keys");
+    location.replace(home(me));
     return;
   }
   top(page.id);
@@ -82,6 +103,15 @@ async function route(navigated) {
     content = [h("h1", { tabindex: "-1" }, page.label), h("p", { class: "error", role: "alert" }, e.message)];
   }
   if (turn === routing) show(content, navigated);
+}
+
+// accepted: the invitation made the person a member and signed them in
+// (the answer of log-in); the token leaves the address bar.
+async function accepted(data) {
+  signedIn(data);
+  signedIn(await dash("GET", "/me")); // with the plan catalogue and the role
+  history.replaceState(null, "", location.pathname + home(me));
+  route(true);
 }
 
 async function reloadMe() {
@@ -115,7 +145,7 @@ function top(active) {
     h("input", { type: "radio", name: "env", value, checked: session.env === value, onchange: () => switchEnv(value) }), label);
   env.replaceChildren(h("fieldset", { class: "env-switch" }, h("legend", {}, "Environment"),
     choice("test", "Sandbox"), choice("live", "Live")));
-  account.replaceChildren(h("span", { class: "muted" }, me.organization.name, " · ", me.organization.planDetails.name, " plan"),
+  account.replaceChildren(h("span", { class: "muted", id: "whoami" }, me.organization.name, " · ", me.organization.planDetails.name, " plan · ", roleName(me)),
     h("button", { type: "button", class: "link", id: "logout", onclick: logOut }, "Log out"));
 }
 
@@ -158,7 +188,7 @@ function logIn() {
         throw e;
       }
       signedIn(await dash("GET", "/me")); // with the plan catalogue
-      location.hash = "#/keys";
+      location.hash = home(me);
     });
   } }, field("email", "Email", email), field("password", "Password", password), otpField, submit);
   return [h("h1", { tabindex: "-1" }, "Log in"), form,

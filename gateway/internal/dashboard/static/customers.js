@@ -4,6 +4,7 @@
 import { api, file, session } from "./api.js";
 import { h, field, busy, when, table, showError } from "./dom.js";
 import { attachForm } from "./attach.js";
+import { can } from "./roles.js";
 
 const statuses = ["PENDING", "IN_PROGRESS", "VERIFIED", "REJECTED"];
 // IN_REVIEW: operations check the agent's result before it is released.
@@ -24,8 +25,8 @@ const coords = (lat, lng) => `${lat.toFixed(6)}, ${lng.toFixed(6)}`;
 // while the person opens a customer and comes back.
 const state = { search: "", status: "", cursors: [""] };
 
-export function view({ params }) {
-  return params[0] ? customer(params[0]) : list();
+export function view({ me, params }) {
+  return params[0] ? customer(params[0], can.write(me)) : list();
 }
 
 async function list() {
@@ -79,7 +80,7 @@ async function load(results, form) {
   performance.mark("kyc:customers-drawn"); // read by bench/cmd/dashbench
 }
 
-async function customer(id) {
+async function customer(id, write) {
   const back = h("p", {}, h("a", { href: "#/customers" }, "← All customers"));
   let c, s;
   try {
@@ -105,14 +106,15 @@ async function customer(id) {
     h("h2", {}, "Addresses"),
     s.addresses.map((a, i) => address(id, a, i)),
     h("h2", {}, "Documents"),
-    docs(id, c.documents)];
+    docs(id, c.documents, write)];
 }
 
 // docs is the documents list and the form attaching one (attach.js),
-// which redraws the list from the document service when it has.
-function docs(id, list) {
+// which redraws the list from the document service when it has. A
+// viewer (read scope only) is not offered the form.
+function docs(id, list, write) {
   const box = h("div", { id: "documents" }, documents(id, list));
-  return [box, attachForm(id, async () => {
+  return [box, write && attachForm(id, async () => {
     const r = await api("GET", `/customers/${encodeURIComponent(id)}/documents`);
     box.replaceChildren(documents(id, r.documents || []));
   })];

@@ -1,7 +1,7 @@
 // API keys: list, create (the secret shown once, with a copy button),
 // roll with a grace period, revoke after a confirmation.
 import { dash, session } from "./api.js";
-import { h, field, busy, when, table } from "./dom.js";
+import { h, field, busy, when, table, copyable } from "./dom.js";
 
 export async function view({ me }) {
   const { keys } = await dash("GET", "/keys");
@@ -42,21 +42,11 @@ function createForm(me, out, reload) {
 
 // secret shows a new key once: it is never shown again by the platform.
 function secret(out, key, title) {
-  const input = h("input", { type: "text", readonly: true, value: key, id: "new-key", "aria-describedby": "new-key-note" });
-  const status = h("span", { role: "status", class: "muted" });
-  const copy = h("button", { type: "button", id: "copy-key", onclick: async () => {
-    try {
-      await navigator.clipboard.writeText(key);
-    } catch {
-      input.select();
-      document.execCommand("copy");
-    }
-    status.textContent = "Copied";
-  } }, "Copy");
+  const { input, nodes } = copyable("new-key", key, { button: "copy-key", describedBy: "new-key-note" });
   out.replaceChildren(h("section", { class: "card notice", "aria-labelledby": "new-key-title" },
     h("h2", { id: "new-key-title" }, title),
     h("p", { id: "new-key-note" }, "Copy this key now and keep it somewhere safe: it will not be shown again."),
-    h("label", { for: "new-key" }, "Secret key"), h("div", { class: "row" }, input, copy), status));
+    h("label", { for: "new-key" }, "Secret key"), nodes));
   input.focus();
   input.select();
 }

@@ -3,6 +3,7 @@
 // and invoice preview, and a plan change priced before it is confirmed.
 import { dash } from "./api.js";
 import { h, busy, money, table } from "./dom.js";
+import { can } from "./roles.js";
 
 const order = ["developer", "growth", "enterprise"];
 
@@ -35,8 +36,10 @@ export async function view({ me, refresh, reloadMe }) {
     h("section", { class: "card", "aria-labelledby": "chart-title" }, h("h2", { id: "chart-title" }, "Requests, last 30 days"), chart(days)),
     h("section", { class: "card", "aria-labelledby": "invoice-title" }, h("h2", { id: "invoice-title" }, `Invoice preview, ${cur.month}`),
       invoice(cur.invoice), h("p", { class: "muted" }, cur.prorationRule)),
-    h("h2", {}, "Change plan"),
+    // Only owners and admins change the plan (PUT /plan); the others see the plans, not the buttons.
+    h("h2", {}, can.plan(me) ? "Change plan" : "Plans"),
     h("div", { class: "stats" }, order.filter((id) => me.plans[id]).map((id) => planCard(me, me.plans[id], refresh, reloadMe))),
+    !can.plan(me) && h("p", { class: "muted", id: "plan-readonly" }, "An owner or admin of your organization changes the plan."),
   ];
 }
 
@@ -93,6 +96,10 @@ function chart(days) {
 // with the change, and only the confirmation changes the plan.
 function planCard(me, p, refresh, reloadMe) {
   const current = me.organization.plan === p.id;
+  if (!can.plan(me)) {
+    return h("section", { class: "card", "aria-labelledby": "plan-" + p.id }, h("h3", { id: "plan-" + p.id }, p.name), limits(p),
+      current && h("p", { class: "big" }, "Your plan"));
+  }
   const slot = h("div", {});
   const choose = h("button", { type: "button", id: "choose-" + p.id, disabled: current, onclick: () => busy(choose, slot, async () => {
     const pr = await dash("GET", "/plan/preview?plan=" + p.id);

@@ -2,18 +2,21 @@
 // secret, send a test event) and each endpoint's delivery log with a retry
 // button per delivery.
 import { api } from "./api.js";
-import { h, field, busy, when, table, showError, nodes } from "./dom.js";
+import { h, field, busy, when, table, showError, nodes, copyable } from "./dom.js";
+import { can } from "./roles.js";
 
 const events = ["verification.completed", "verification.rejected", "verification.address.updated",
   // Stage events (api/openapi.yaml, webhooks): one customer's arrive in order.
   "address.assigned", "address.checked_in", "address.attempted", "address.verified", "address.rejected", "report.ready"];
 const state = { secret: null }; // a secret just created, shown once on the endpoint's page
 
-export function view({ params }) {
-  return params[0] ? endpoint(params[0]) : list();
+// write: the member may change endpoints and see secrets (developer and
+// up); a viewer reads the endpoints and their delivery logs only.
+export function view({ me, params }) {
+  return params[0] ? endpoint(params[0], can.write(me)) : list(can.write(me));
 }
 
-async function list() {
+async function list(write) {
   const { webhooks } = await api("GET", "/webhooks");
   const url = h("input", { type: "url", placeholder: "https://hooks.example.com/kyc", required: true });
   const description = h("input", { type: "text", maxlength: "500" });
@@ -29,7 +32,7 @@ async function list() {
   } }, h("h2", { id: "add-title" }, "Add an endpoint"),
   field("hook-url", "URL", url, { name: "url", hint: "Live endpoints need https. The platform signs every request (Standard Webhooks)." }),
   field("hook-description", "Description", description, { name: "description" }), picks.el, submit);
-  return [h("h1", { tabindex: "-1" }, "Webhooks"), form, h("h2", {}, "Endpoints"),
+  return [h("h1", { tabindex: "-1" }, "Webhooks"), write && form, h("h2", {}, "Endpoints"),
     webhooks.length ? table("Webhook endpoints", ["URL", "Events", "State", "Created"], webhooks.map((e) => ({
       cells: [h("a", { href: "#/webhooks/" + encodeURIComponent(e.id) }, e.url), e.events.join(", "), stateOf(e), when(e.createdAt)],
     }))) : h("p", { class: "muted" }, "No endpoints yet.")];
@@ -50,7 +53,7 @@ function eventPicker(chosen) {
   return { el, value: () => (all.checked ? ["*"] : boxes.filter((b) => b.checked).map((b) => b.value)) };
 }
 
-async function endpoint(id) {
+async function endpoint(id, write) {
   const back = h("p", {}, h("a", { href: "#/webhooks" }, "← All endpoints"));
   let e;
   try {
@@ -62,7 +65,8 @@ async function endpoint(id) {
   const secretSlot = h("div", { id: "secret-slot" });
   const head = h("section", { class: "card", id: "endpoint" });
   const log = h("section", { class: "card", "aria-labelledby": "log-title" });
-  const draw = (e) => head.replaceChildren(...details(e, path, draw, secretSlot, log));
+  const draw = (e) => head.replaceChildren(...nodes(details(e, path, draw, secretSlot, log, write)));
+  log.write = write;
   draw(e);
   if (state.secret && state.secret.id === id) showSecret(secretSlot, state.secret.secret, "Endpoint added. Its signing secret:");
   state.secret = null;
@@ -70,7 +74,7 @@ async function endpoint(id) {
   return [back, h("h1", { tabindex: "-1" }, e.url), head, secretSlot, log];
 }
 
-function details(e, path, draw, secretSlot, log) {
+function details(e, path, draw, secretSlot, log, write) {
   const actions = h("div", { class: "row" });
   const act = (label, id, fn, cls) => {
     const b = h("button", { type: "button", id, class: cls, onclick: () => busy(b, actions, fn) }, label);
@@ -97,7 +101,7 @@ function details(e, path, draw, secretSlot, log) {
     h("dt", {}, "State"), h("dd", { id: "endpoint-state" }, stateOf(e)),
     h("dt", {}, "Events"), h("dd", {}, e.events.join(", ")),
     h("dt", {}, "Description"), h("dd", {}, e.description || "—"),
-    h("dt", {}, "Created"), h("dd", {}, when(e.createdAt))), actions];
+    h("dt", {}, "Created"), h("dd", {}, when(e.createdAt))), write && actions];
 }
 
 // confirmIn asks before an action that cannot be taken back.
@@ -111,16 +115,9 @@ function confirmIn(box, question, label, fn) {
 }
 
 function showSecret(slot, secret, title) {
-  const input = h("input", { type: "text", readonly: true, value: secret, id: "hook-secret" });
-  const status = h("span", { role: "status", class: "muted" });
-  slot.replaceChildren(h("section", { class: "card notice" }, h("label", { for: "hook-secret" }, title),
-    h("div", { class: "row" }, input,
-      h("button", { type: "button", onclick: async () => {
-        try { await navigator.clipboard.writeText(secret); } catch { input.select(); document.execCommand("copy"); }
-        status.textContent = "Copied";
-      } }, "Copy"),
-      h("button", { type: "button", class: "secondary", onclick: () => slot.replaceChildren() }, "Hide")), status));
-  input.focus();
+  const box = copyable("hook-secret", secret, { extra: h("button", { type: "button", class: "secondary", onclick: () => slot.replaceChildren() }, "Hide") });
+  slot.replaceChildren(h("section", { class: "card notice" }, h("label", { for: "hook-secret" }, title), box.nodes));
+  box.input.focus();
 }
 
 function edit(e, path, draw) {
@@ -177,7 +174,8 @@ async function deliveries(log, path, watch) {
         await api("POST", `${path}/deliveries/${encodeURIComponent(d.id)}/retry`);
         await deliveries(log, path, { id: d.id, attempts: d.attemptCount, left: 30 });
       }) }, "Retry");
-    cell.append(retry);
+    // A retry is a write: a viewer sees the log without the button.
+    cell.append(log.write ? retry : "—");
     return { attrs: { "data-delivery": d.id, "data-status": d.status }, cells: [d.eventType, words[d.status] || d.status, String(d.attemptCount),
       last ? (last.statusCode ? String(last.statusCode) : last.error || "no answer") : "—", last ? `${last.latencyMs} ms` : "—",
       last && last.responseBody ? h("code", {}, last.responseBody.slice(0, 200)) : "—", when(d.createdAt), cell] };

@@ -3,7 +3,7 @@
 // picked from the gazetteer's states and LGAs), disable and enable, and
 // issue a sign-in code, shown once. The coverage page's "Create an agent
 // here" opens this page with the form prefilled (#/agents?new=1&state=…&lga=…).
-import { h, field, busy, heading, when, table } from "./dom.js";
+import { h, field, busy, heading, when, table } from "/shared/dom.js";
 
 export const page = {
   id: "agents",

@@ -37,7 +37,7 @@
 // The queue, coverage, agents and reviews modules here are placeholders
 // that their own branches replace.
 import { api, session } from "./api.js";
-import { h, field, busy, nodes, heading } from "./dom.js";
+import { h, field, busy, nodes, heading } from "/shared/dom.js";
 import { page as queue } from "./queue.js";
 import { page as coverage } from "./coverage.js";
 import { page as agents } from "./agents.js";

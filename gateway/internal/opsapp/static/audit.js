@@ -2,7 +2,7 @@
 // every change made with the operators' admin token, newest first. The
 // filters live in the page's address (#/audit?action=staff.), so a link
 // from elsewhere can open a filtered log.
-import { h, field, busy, table, when, heading, choice } from "./dom.js";
+import { h, field, busy, table, when, heading, choice } from "/shared/dom.js";
 
 export const page = { id: "audit", title: "Audit log", roles: ["admin"], render };
 

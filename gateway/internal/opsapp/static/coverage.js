@@ -4,7 +4,7 @@
 // agent; choosing a state (click, or Enter/Space on it) opens the queue
 // filtered by it. The table lists uncovered areas first, each with
 // "Create an agent here".
-import { h, heading, table } from "./dom.js";
+import { h, heading, table } from "/shared/dom.js";
 import { viewBox, states as shapes } from "./nigeria-map.js";
 
 const SVG = "http://www.w3.org/2000/svg";

@@ -1,7 +1,7 @@
 // Organizations: every lender with its plan (read only here), its review
 // policy and its SLA target. Any staff role reads them; admins change the
 // policy and the target, each change audited.
-import { h, busy, table, heading, choice } from "./dom.js";
+import { h, busy, table, heading, choice } from "/shared/dom.js";
 
 export const page = { id: "orgs", title: "Organizations", roles: ["admin", "dispatcher", "reviewer"], render };
 

@@ -2,7 +2,7 @@
 // overdue and due-today said in words as well as colour; it refreshes
 // itself every 15 s (keeping what is selected and where focus was), and
 // reassigns the selected addresses to an agent in one call.
-import { h, field, busy, heading, when, choice, table, nodes } from "./dom.js";
+import { h, field, busy, heading, when, choice, table, nodes } from "/shared/dom.js";
 
 const REFRESH_MS = 15000;
 const statuses = ["PENDING", "ASSIGNED", "IN_PROGRESS", "IN_REVIEW"];

@@ -4,7 +4,7 @@
 // position trail, the interview and the agent's record) with the
 // decision form. Reviewers decide; admins may read.
 import { blob } from "./api.js";
-import { h, field, busy, table, when, heading, choice } from "./dom.js";
+import { h, field, busy, table, when, heading, choice } from "/shared/dom.js";
 
 export const page = { id: "reviews", title: "Reviews", roles: ["reviewer", "admin"], render };
 

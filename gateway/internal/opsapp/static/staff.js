@@ -1,7 +1,7 @@
 // Staff (admins only): every member with their role and status, adding a
 // member (their one-time enrolment link is shown here once), disabling
 // (which ends their sessions at once) and enabling.
-import { h, field, busy, table, when, heading, choice } from "./dom.js";
+import { h, field, busy, table, when, heading, choice } from "/shared/dom.js";
 
 export const page = { id: "staff", title: "Staff", roles: ["admin"], render };
 

@@ -1,8 +1,9 @@
-// DOM helpers in the dashboard's style. h builds elements without
-// innerHTML, so a customer's name, an agent's note or an audit entry's
-// details can never become markup. The console keeps its own copy: its
-// files are served under /ops/ with their own CSP, and each app can change
-// without the other.
+// DOM helpers the dashboard and the operations console share, served
+// once at /shared/dom.js (package webapp/shared). h builds elements
+// without innerHTML, so a customer's name, an agent's note or an audit
+// entry's details can never become markup. The agent app keeps its own
+// copy on purpose: its service worker keeps /agent/ offline, and a module
+// from outside that scope would not be.
 export function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -45,6 +46,8 @@ export function showError(scope, err) {
     scope.prepend(summary);
   }
   summary.textContent = err.message;
+  const more = summaryHint(err);
+  if (more) summary.append(" ", more);
   for (const d of err.details || []) {
     const input = scope.querySelector(`[data-field="${CSS.escape(d.field)}"]`);
     if (!input) continue;
@@ -53,6 +56,15 @@ export function showError(scope, err) {
   }
   const first = scope.querySelector("[aria-invalid]");
   if (first) first.focus();
+}
+
+// summaryHint is what an app adds after an error's message (the dashboard: a
+// link to the plan page for an error a plan change lifts).
+let summaryHint = () => null;
+
+// errorHint sets it, once, when the app starts.
+export function errorHint(fn) {
+  summaryHint = fn;
 }
 
 // busy disables a button while its call runs, so a double press does
