@@ -143,11 +143,19 @@ func (s *Store) Complete(ctx context.Context, j Job, a webhook.Attempt, sched we
 	// unfinishedStage), under the customer's stage lock.
 	staged := slices.Contains(webhook.Staged, j.Delivery.EventType)
 	ended := o.Status == webhook.StatusSucceeded || o.Status == webhook.StatusExhausted
-	execs := 4
+	pre := 2 // BEGIN and SET LOCAL
 	if staged {
 		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended('webhook-stage/' || customer_id, 0)) FROM messages
 			WHERE id = $1 AND customer_id IS NOT NULL`, j.Delivery.MessageID)
-		execs++
+		pre++
+	}
+	// The endpoint's row first, then the delivery's: the order in which
+	// an endpoint's update (disabling parks its deliveries) takes them, so
+	// that the two never deadlock and abort one another.
+	if a.Succeeded {
+		b.Queue(`UPDATE endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL RETURNING now()`, j.Endpoint.ID)
+	} else {
+		b.Queue(`UPDATE endpoints SET failing_since = coalesce(failing_since, $2) WHERE id = $1 RETURNING failing_since`, j.Endpoint.ID, now)
 	}
 	b.Queue(`INSERT INTO attempts (delivery_id, number, trigger, at, status_code, latency_ms, response, error, succeeded)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
@@ -157,6 +165,7 @@ func (s *Store) Complete(ctx context.Context, j Job, a webhook.Attempt, sched we
 	b.Queue(`UPDATE deliveries SET status = $2, attempts = $3, scheduled = $4,
 		next_attempt_at = CASE WHEN manual AND NOT $7 THEN now() ELSE $5 END, manual = manual AND NOT $7,
 		lease_until = NULL, updated_at = $6 WHERE id = $1`, j.Delivery.ID, o.Status, a.Number, o.Scheduled, o.Next, now, j.Manual)
+	post := 3 // the attempt, the delivery and COMMIT
 	if staged && ended {
 		b.Queue(`UPDATE deliveries SET next_attempt_at = now(), updated_at = now() WHERE next_attempt_at IS NULL AND id = (
 			SELECT p.id FROM messages m
@@ -164,19 +173,14 @@ func (s *Store) Complete(ctx context.Context, j Job, a webhook.Attempt, sched we
 				AND (nm.created_at, nm.id) > (m.created_at, m.id) AND nm.event_type = ANY($3)
 			JOIN deliveries p ON p.endpoint_id = $2 AND p.message_id = nm.id AND p.status IN ('pending', 'retrying')
 			WHERE m.id = $1 ORDER BY nm.created_at, nm.id LIMIT 1)`, j.Delivery.MessageID, j.Endpoint.ID, webhook.Staged)
-		execs++
-	}
-	if a.Succeeded {
-		b.Queue(`UPDATE endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL RETURNING now()`, j.Endpoint.ID)
-	} else {
-		b.Queue(`UPDATE endpoints SET failing_since = coalesce(failing_since, $2) WHERE id = $1 RETURNING failing_since`, j.Endpoint.ID, now)
+		post++
 	}
 	b.Queue(`COMMIT`)
 	br := s.Pool().SendBatch(ctx, b)
 	var since time.Time
 	err := func() error {
 		defer br.Close()
-		for range execs {
+		for range pre {
 			if _, err := br.Exec(); err != nil {
 				return err
 			}
@@ -184,8 +188,12 @@ func (s *Store) Complete(ctx context.Context, j Job, a webhook.Attempt, sched we
 		if err := br.QueryRow().Scan(&since); err != nil && !pgdb.IsNoRows(err) {
 			return err
 		}
-		_, err := br.Exec()
-		return err
+		for range post {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		return nil
 	}()
 	if err != nil || a.Succeeded {
 		return err
