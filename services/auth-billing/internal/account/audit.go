@@ -73,20 +73,28 @@ func DecodeAuditCursor(s string) (AuditCursor, error) {
 // AuditLog returns one page of the log, newest first, and the cursor of
 // the next page ("" at the end).
 func (s *Staff) AuditLog(ctx context.Context, f AuditFilter) ([]AuditEntry, string, error) {
-	if f.Limit <= 0 {
-		f.Limit = DefaultAuditPage
+	return auditPage(ctx, s.store, f.Limit, func(tx Tx, limit int) ([]AuditEntry, error) {
+		f.Limit = limit
+		return tx.AuditLog(ctx, f)
+	}, func(e AuditEntry) AuditCursor { return AuditCursor{At: e.At, ID: e.ID} })
+}
+
+// auditPage reads one page of an audit log (limit entries, the default
+// when 0) through read, which is asked for one more so that the page
+// knows whether a next one exists, and returns the next page's cursor
+// ("" at the end).
+func auditPage[E any](ctx context.Context, store Store, limit int, read func(tx Tx, limit int) ([]E, error), cursor func(E) AuditCursor) ([]E, string, error) {
+	if limit <= 0 {
+		limit = DefaultAuditPage
 	}
-	want := f.Limit
-	f.Limit++ // one more tells whether a next page exists
-	var out []AuditEntry
-	err := s.store.Atomic(ctx, func(tx Tx) (err error) {
-		out, err = tx.AuditLog(ctx, f)
+	var out []E
+	err := store.Atomic(ctx, func(tx Tx) (err error) {
+		out, err = read(tx, limit+1)
 		return err
 	})
-	if err != nil || len(out) <= want {
+	if err != nil || len(out) <= limit {
 		return out, "", err
 	}
-	out = out[:want]
-	last := out[want-1]
-	return out, AuditCursor{At: last.At, ID: last.ID}.Encode(), nil
+	out = out[:limit]
+	return out, cursor(out[limit-1]).Encode(), nil
 }

@@ -44,20 +44,8 @@ type OrgAuditFilter struct {
 // and admins only.
 func (d *Dashboard) OrgAuditLog(ctx context.Context, a Actor, f OrgAuditFilter) ([]OrgAuditEntry, string, error) {
 	f.OrgID = a.OrgID
-	if f.Limit <= 0 {
-		f.Limit = DefaultAuditPage
-	}
-	want := f.Limit
-	f.Limit++ // one more tells whether a next page exists
-	var out []OrgAuditEntry
-	err := d.store.Atomic(ctx, func(tx Tx) (err error) {
-		out, err = tx.OrgAuditLog(ctx, f)
-		return err
-	})
-	if err != nil || len(out) <= want {
-		return out, "", err
-	}
-	out = out[:want]
-	last := out[want-1]
-	return out, AuditCursor{At: last.At, ID: last.ID}.Encode(), nil
+	return auditPage(ctx, d.store, f.Limit, func(tx Tx, limit int) ([]OrgAuditEntry, error) {
+		f.Limit = limit
+		return tx.OrgAuditLog(ctx, f)
+	}, func(e OrgAuditEntry) AuditCursor { return AuditCursor{At: e.At, ID: e.ID} })
 }

@@ -202,33 +202,7 @@ func decodeAudit(_ context.Context, r *http.Request) (account.AuditFilter, error
 	if f.OrgID != "" && !ids.Valid("org", f.OrgID) {
 		bad("orgId", "must be an organization id (org_...)")
 	}
-	for _, p := range []struct {
-		name string
-		into **time.Time
-	}{{"since", &f.Since}, {"until", &f.Until}} {
-		if s := q.Get(p.name); s != "" {
-			t, err := time.Parse(time.RFC3339, s)
-			if err != nil {
-				bad(p.name, "must be an RFC 3339 time such as 2026-11-26T09:00:00Z")
-				continue
-			}
-			*p.into = &t
-		}
-	}
-	if s := q.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > account.MaxAuditPage {
-			bad("limit", "must be a whole number from 1 to 200")
-		}
-		f.Limit = n
-	}
-	if s := q.Get("cursor"); s != "" {
-		c, err := account.DecodeAuditCursor(s)
-		if err != nil {
-			bad("cursor", "is not a cursor this endpoint returned")
-		}
-		f.After = &c
-	}
+	f.Since, f.Until, f.Limit, f.After = decodeAuditPage(q, "since", "until", bad)
 	if len(details) > 0 {
 		return f, apperr.Validation(details...)
 	}
@@ -524,4 +498,38 @@ func viewOpsOrg(o account.Org) opsOrgView {
 type opsOrgListView struct {
 	Organizations []opsOrgView `json:"organizations"`
 	NextCursor    *string      `json:"nextCursor"`
+}
+
+// decodeAuditPage reads what both audit logs (the staff's and an
+// organization's) page by: a time window under the names from and to,
+// limit and cursor, reporting each problem to bad.
+func decodeAuditPage(q url.Values, from, to string, bad func(field, msg string)) (since, until *time.Time, limit int, after *account.AuditCursor) {
+	for _, p := range []struct {
+		name string
+		into **time.Time
+	}{{from, &since}, {to, &until}} {
+		if s := q.Get(p.name); s != "" {
+			t, err := time.Parse(time.RFC3339, s)
+			if err != nil {
+				bad(p.name, "must be an RFC 3339 time such as 2026-11-26T09:00:00Z")
+				continue
+			}
+			*p.into = &t
+		}
+	}
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > account.MaxAuditPage {
+			bad("limit", "must be a whole number from 1 to 200")
+		}
+		limit = n
+	}
+	if s := q.Get("cursor"); s != "" {
+		c, err := account.DecodeAuditCursor(s)
+		if err != nil {
+			bad("cursor", "is not a cursor this endpoint returned")
+		}
+		after = &c
+	}
+	return since, until, limit, after
 }

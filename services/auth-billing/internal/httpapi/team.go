@@ -4,8 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"strconv"
-	"time"
 
 	"github.com/kycfield/kyc/pkg/apperr"
 	"github.com/kycfield/kyc/pkg/envelope"
@@ -110,33 +108,7 @@ func decodeOrgAudit(_ context.Context, r *http.Request) (account.OrgAuditFilter,
 	if f.Env != "" && !principal.Env(f.Env).Valid() {
 		bad("environment", "must be test or live")
 	}
-	for _, p := range []struct {
-		name string
-		into **time.Time
-	}{{"from", &f.Since}, {"to", &f.Until}} {
-		if s := q.Get(p.name); s != "" {
-			t, err := time.Parse(time.RFC3339, s)
-			if err != nil {
-				bad(p.name, "must be an RFC 3339 time such as 2026-11-26T09:00:00Z")
-				continue
-			}
-			*p.into = &t
-		}
-	}
-	if s := q.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > account.MaxAuditPage {
-			bad("limit", "must be a whole number from 1 to 200")
-		}
-		f.Limit = n
-	}
-	if s := q.Get("cursor"); s != "" {
-		c, err := account.DecodeAuditCursor(s)
-		if err != nil {
-			bad("cursor", "is not a cursor this endpoint returned")
-		}
-		f.After = &c
-	}
+	f.Since, f.Until, f.Limit, f.After = decodeAuditPage(q, "from", "to", bad)
 	if len(details) > 0 {
 		return f, apperr.Validation(details...)
 	}
