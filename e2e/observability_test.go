@@ -110,7 +110,7 @@ func TestOneTraceFromGatewayToWebhook(t *testing.T) {
 	})
 	for _, req := range hooks.requests() {
 		if !strings.Contains(req.header.Get("traceparent"), "-"+traceID+"-") {
-			t.Errorf("webhook %s carries traceparent %q, not trace %s", req.header.Get("webhook-id"), req.header.Get("traceparent"), traceID)
+			t.Errorf("webhook %s carries traceparent %q, not trace %s: %.120s", req.header.Get("webhook-id"), req.header.Get("traceparent"), traceID, req.body)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kycfield/kyc/pkg/ids"
+	"github.com/kycfield/kyc/pkg/telemetry"
 )
 
 // Render is a report version waiting to be rendered. ID is the event that
@@ -60,6 +61,9 @@ func (s *Service) RenderNext(ctx context.Context) (bool, error) {
 	if err != nil || !ok {
 		return false, err
 	}
+	// The render continues the trace of the event that queued it, so its
+	// report.generated (and the report.ready webhook) stay in that trace.
+	ctx = telemetry.WithTraceparent(ctx, r.Trace)
 	if err := s.renderOne(ctx, r); err != nil {
 		wait := min(time.Second<<min(r.Attempts, 8), 5*time.Minute)
 		if rerr := s.repo.RetryRender(context.WithoutCancel(ctx), r.ID, wait); rerr != nil {
