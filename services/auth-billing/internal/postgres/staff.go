@@ -49,20 +49,7 @@ func (t *txn) MemberByEmail(ctx context.Context, email string) (account.Member, 
 }
 
 func (t *txn) Members(ctx context.Context) ([]account.Member, error) {
-	rows, err := t.tx.Query(ctx, `SELECT `+memberCols+` FROM staff ORDER BY created_at, id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []account.Member{}
-	for rows.Next() {
-		m, err := scanMember(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
+	return collect(ctx, t.tx, scanMember, `SELECT `+memberCols+` FROM staff ORDER BY created_at, id`)
 }
 
 func (t *txn) UpdateMember(ctx context.Context, m account.Member) error {

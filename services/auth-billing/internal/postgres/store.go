@@ -66,20 +66,7 @@ func scanOrg(row pgx.Row) (account.Org, error) {
 }
 
 func (t *txn) Orgs(ctx context.Context, after string, limit int) ([]account.Org, error) {
-	rows, err := t.tx.Query(ctx, `SELECT `+orgCols+` FROM organizations WHERE ($1 = '' OR id < $1) ORDER BY id DESC LIMIT $2`, after, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []account.Org{}
-	for rows.Next() {
-		o, err := scanOrg(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, o)
-	}
-	return out, rows.Err()
+	return collect(ctx, t.tx, scanOrg, `SELECT `+orgCols+` FROM organizations WHERE ($1 = '' OR id < $1) ORDER BY id DESC LIMIT $2`, after, limit)
 }
 
 func (t *txn) Org(ctx context.Context, id string, forUpdate bool) (account.Org, error) {
@@ -143,20 +130,7 @@ func (t *txn) UpdateKey(ctx context.Context, k account.Key) error {
 }
 
 func (t *txn) Keys(ctx context.Context, orgID string) ([]account.Key, error) {
-	rows, err := t.tx.Query(ctx, `SELECT `+keyCols+` FROM api_keys WHERE org_id = $1 ORDER BY created_at DESC, id DESC`, orgID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []account.Key{}
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return collect(ctx, t.tx, scanKey, `SELECT `+keyCols+` FROM api_keys WHERE org_id = $1 ORDER BY created_at DESC, id DESC`, orgID)
 }
 
 func (t *txn) InsertUser(ctx context.Context, u account.User) error {
@@ -219,3 +193,13 @@ func (t *txn) DeleteSession(ctx context.Context, hash []byte) error {
 }
 
 func (t *txn) Emit(ctx context.Context, c account.Change) error { return t.s.Emit(ctx, t.tx, c) }
+
+// collect runs a query in tx and scans every row with scan (the row
+// scanners the single-row reads use), into a slice that is never nil.
+func collect[T any](ctx context.Context, tx pgx.Tx, scan func(pgx.Row) (T, error), sql string, args ...any) ([]T, error) {
+	rows, err := tx.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r) })
+}

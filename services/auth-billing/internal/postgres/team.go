@@ -15,20 +15,7 @@ import (
 )
 
 func (t *txn) Users(ctx context.Context, orgID string) ([]account.User, error) {
-	rows, err := t.tx.Query(ctx, `SELECT `+userCols+` FROM users WHERE org_id = $1 ORDER BY created_at, id`, orgID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []account.User{}
-	for rows.Next() {
-		u, err := scanUser(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
+	return collect(ctx, t.tx, scanUser, `SELECT `+userCols+` FROM users WHERE org_id = $1 ORDER BY created_at, id`, orgID)
 }
 
 func (t *txn) UserInOrg(ctx context.Context, orgID, id string) (account.User, error) {
@@ -90,22 +77,9 @@ func (t *txn) Invitation(ctx context.Context, orgID, id string, forUpdate bool) 
 }
 
 func (t *txn) PendingInvitations(ctx context.Context, orgID string, now time.Time) ([]account.Invitation, error) {
-	rows, err := t.tx.Query(ctx, `SELECT `+invitationCols+` FROM invitations
+	return collect(ctx, t.tx, scanInvitation, `SELECT `+invitationCols+` FROM invitations
 		WHERE org_id = $1 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > $2
 		ORDER BY created_at DESC, id DESC`, orgID, now)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []account.Invitation{}
-	for rows.Next() {
-		inv, err := scanInvitation(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, inv)
-	}
-	return out, rows.Err()
 }
 
 func (t *txn) UpdateInvitation(ctx context.Context, inv account.Invitation) error {
