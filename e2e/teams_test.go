@@ -136,7 +136,7 @@ func TestTeamsRolesAndAudit(t *testing.T) {
 	refused := eventually.Value(t, 20*time.Second, "the viewer's refusals in the audit log", func() ([]teamAuditEntry, bool) {
 		es := audit(url.Values{"actor": {viewerID}, "outcome": {"refused"}})
 		return es, find(es, "key.create", "refused") != nil && find(es, "key.list", "refused") != nil &&
-			find(es, "webhook.create", "refused") != nil && find(es, "webhook.secret", "refused") != nil
+			find(es, "endpoint.create", "refused") != nil && find(es, "endpoint.secret_read", "refused") != nil
 	})
 	kc := find(refused, "key.create", "refused")
 	if kc.Actor.Type != "user" || kc.Actor.Email == nil || *kc.Actor.Email != viewerEmail || kc.Actor.Role == nil || *kc.Actor.Role != "viewer" ||

@@ -25,7 +25,7 @@ func contract() event.Contract {
 			// A viewer's refused webhook creation, as the edge records it.
 			viewer := principal.Principal{Kind: principal.KindAPIKey, OrgID: "org_019a2b3c4d5e6f708192a3b4c5d6e7f8", Env: principal.EnvTest,
 				UserID: "usr_019a2b3c4d5e6f708192a3b4c5d6e7f8", MemberRole: principal.MemberViewer, ClientIP: "192.0.2.30"}
-			refused, err := refusal.Event(viewer, "POST", "/api/v1/webhooks", "/api/v1/webhooks", at)
+			refused, err := refusal.Event(viewer, "endpoint.create", "POST", "/api/v1/webhooks", at)
 			if err != nil {
 				panic(err)
 			}

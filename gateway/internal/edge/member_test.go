@@ -47,9 +47,9 @@ type refusals struct {
 	got []string
 }
 
-func (r *refusals) Refused(_ context.Context, p principal.Principal, method, pattern, path string) {
+func (r *refusals) Refused(_ context.Context, p principal.Principal, action, method, path string) {
 	r.mu.Lock()
-	r.got = append(r.got, string(p.MemberRole)+" "+p.UserID+" "+method+" "+pattern+" "+path+" "+p.ClientIP)
+	r.got = append(r.got, string(p.MemberRole)+" "+p.UserID+" "+action+" "+method+" "+path+" "+p.ClientIP)
 	r.mu.Unlock()
 }
 
@@ -150,9 +150,9 @@ func TestMemberSessionsGetScopesByRole(t *testing.T) {
 		})
 	}
 	want := []string{
-		"viewer usr_viewer-token POST /api/v1/webhooks /api/v1/webhooks 198.51.100.9",
-		"viewer usr_viewer-token GET /api/v1/webhooks/{id}/secret /api/v1/webhooks/whk_1/secret 198.51.100.9",
-		" usr_old-token POST /api/v1/webhooks /api/v1/webhooks 198.51.100.9",
+		"viewer usr_viewer-token endpoint.create POST /api/v1/webhooks 198.51.100.9",
+		"viewer usr_viewer-token endpoint.secret_read GET /api/v1/webhooks/whk_1/secret 198.51.100.9",
+		" usr_old-token endpoint.create POST /api/v1/webhooks 198.51.100.9",
 	}
 	if !slices.Equal(rec.got, want) {
 		t.Fatalf("refusals recorded:\n%q\nwant\n%q", rec.got, want)

@@ -39,7 +39,7 @@ func memberScopes(r principal.MemberRole) []string {
 // Refusals records the requests refused to a member for their role
 // (refusal.Recorder in production).
 type Refusals interface {
-	Refused(ctx context.Context, p principal.Principal, method, pattern, path string)
+	Refused(ctx context.Context, p principal.Principal, action, method, path string)
 }
 
 // sessionToken returns the dashboard session cookie of a request that
@@ -89,12 +89,13 @@ func (g *Gateway) sessionCaller(w http.ResponseWriter, r *http.Request, token st
 }
 
 // refuseMember answers a member whose role lacks the route's scope: the
-// attempt goes to the organization's audit log first (synchronously; a
-// failed write is only logged), then 403 ROLE_REQUIRED, worded as the
-// services word it.
+// attempt goes to the organization's audit log first, under the route's
+// Action (the name its service gives the change, so one filter finds
+// both; synchronously, a failed write is only logged), then 403
+// ROLE_REQUIRED, worded as the services word it.
 func (g *Gateway) refuseMember(w http.ResponseWriter, r *http.Request, rt routes.Route, p principal.Principal) {
 	if g.opt.Refusals != nil {
-		g.opt.Refusals.Refused(r.Context(), p, rt.Method, rt.Pattern, r.URL.Path)
+		g.opt.Refusals.Refused(r.Context(), p, rt.Action, rt.Method, r.URL.Path)
 	}
 	err := principal.CheckMemberRole(principal.With(r.Context(), p), principal.MemberDeveloper, false)
 	if err == nil { // a role that has the scope never gets here

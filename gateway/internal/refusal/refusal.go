@@ -1,7 +1,8 @@
 // Package refusal records the public-API requests the gateway refuses a
 // dashboard member for their role (a viewer writing, or reading a
 // webhook secret) as org.action events with outcome refused on the
-// org-audit topic, so the organization's audit log shows the attempt.
+// org-audit topic, so the organization's audit log shows the attempt
+// under the name the service gives the change (routes.Table's Action).
 // The gateway has no database and no outbox: the record is written to
 // Kafka synchronously, before the 403 is answered; a failed write is
 // logged and the answer stays 403 (the refusal itself never depends on
@@ -12,8 +13,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"regexp"
-	"strings"
 	"time"
 
 	"github.com/segmentio/kafka-go"
@@ -42,10 +41,11 @@ func New(pub Publisher, topic string, timeout time.Duration, log *slog.Logger) *
 	return &Recorder{pub: pub, topic: topic, timeout: timeout, log: log}
 }
 
-// Refused records that p was refused method on the route pattern (path
-// is the request's actual path).
-func (r *Recorder) Refused(ctx context.Context, p principal.Principal, method, pattern, path string) {
-	e, err := Event(p, method, pattern, path, time.Now().UTC())
+// Refused records that p was refused the route's action (routes.Table's
+// Action: the name its service gives the change) by a method request to
+// path (the request's actual path).
+func (r *Recorder) Refused(ctx context.Context, p principal.Principal, action, method, path string) {
+	e, err := Event(p, action, method, path, time.Now().UTC())
 	if err != nil {
 		r.log.WarnContext(ctx, "refusal not audited", "err", err)
 		return
@@ -66,45 +66,9 @@ func (r *Recorder) Refused(ctx context.Context, p principal.Principal, method, p
 
 // Event is the org.action event of p's refused request, as Refused
 // writes it (the contract test's sample too).
-func Event(p principal.Principal, method, pattern, path string, at time.Time) (event.Event, error) {
+func Event(p principal.Principal, action, method, path string, at time.Time) (event.Event, error) {
 	a := orgaudit.Action{ActorType: orgaudit.ActorUser, ActorID: p.UserID, MemberRole: string(p.MemberRole),
-		Action: ActionOf(method, pattern), Outcome: orgaudit.Refused, IP: p.ClientIP, At: at,
+		Action: action, Outcome: orgaudit.Refused, IP: p.ClientIP, At: at,
 		Details: map[string]any{"method": method, "path": path}}
 	return event.New(orgaudit.Type, p.OrgID, string(p.Env), a)
-}
-
-var notWord = regexp.MustCompile(`[^a-z_]+`)
-
-// ActionOf names a public-API operation as the audit log's actions are
-// named ("resource.verb"): POST /api/v1/webhooks is webhook.create, GET
-// /api/v1/webhooks/{id}/secret is webhook.secret, DELETE
-// /api/v1/customers/{id} is customer.delete.
-func ActionOf(method, pattern string) string {
-	var words []string
-	last := ""
-	for _, seg := range strings.Split(strings.TrimPrefix(pattern, "/api/v1/"), "/") {
-		last = seg
-		if seg == "" || strings.HasPrefix(seg, "{") {
-			continue
-		}
-		words = append(words, strings.Trim(notWord.ReplaceAllString(strings.ToLower(seg), "_"), "_"))
-	}
-	if len(words) == 0 {
-		return "api.request"
-	}
-	resource := strings.TrimSuffix(words[0], "s")
-	if resource == "" {
-		resource = "api"
-	}
-	if len(words) > 1 {
-		return resource + "." + words[len(words)-1]
-	}
-	verb := map[string]string{"POST": "create", "PUT": "update", "PATCH": "update", "DELETE": "delete", "GET": "read"}[method]
-	if method == "GET" && !strings.HasPrefix(last, "{") {
-		verb = "list"
-	}
-	if verb == "" {
-		verb = "request"
-	}
-	return resource + "." + verb
 }

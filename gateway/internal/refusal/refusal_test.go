@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"regexp"
 	"testing"
 	"time"
 
@@ -14,29 +13,6 @@ import (
 	"github.com/kycfield/kyc/pkg/orgaudit"
 	"github.com/kycfield/kyc/pkg/principal"
 )
-
-func TestActionOf(t *testing.T) {
-	valid := regexp.MustCompile(`^[a-z]+(\.[a-z_]+)+$`) // api/events/org-audit.json
-	for _, tc := range []struct{ method, pattern, want string }{
-		{"POST", "/api/v1/webhooks", "webhook.create"},
-		{"GET", "/api/v1/webhooks", "webhook.list"},
-		{"GET", "/api/v1/webhooks/{id}", "webhook.read"},
-		{"PATCH", "/api/v1/webhooks/{id}", "webhook.update"},
-		{"DELETE", "/api/v1/customers/{id}", "customer.delete"},
-		{"GET", "/api/v1/webhooks/{id}/secret", "webhook.secret"},
-		{"POST", "/api/v1/webhooks/{id}/rotate-secret", "webhook.rotate_secret"},
-		{"POST", "/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry", "webhook.retry"},
-		{"POST", "/api/v1/customers/{id}/addresses", "customer.addresses"},
-		{"PUT", "/api/v1/reports/branding", "report.branding"},
-		{"POST", "/api/v1/imports", "import.create"},
-		{"GET", "/api/v1/imports/template.csv", "import.template_csv"},
-	} {
-		got := ActionOf(tc.method, tc.pattern)
-		if got != tc.want || !valid.MatchString(got) {
-			t.Errorf("%s %s: %q, want %q", tc.method, tc.pattern, got, tc.want)
-		}
-	}
-}
 
 type pub struct {
 	msgs []kafka.Message
@@ -58,7 +34,7 @@ func TestRefusedIsWrittenKeyedByOrganizationEvenWhenTheClientHasGone(t *testing.
 		MemberRole: principal.MemberViewer, ClientIP: "198.51.100.7"}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the client hung up
-	r.Refused(ctx, member, "POST", "/api/v1/webhooks", "/api/v1/webhooks")
+	r.Refused(ctx, member, "endpoint.create", "POST", "/api/v1/webhooks")
 	if len(p.msgs) != 1 || !p.live {
 		t.Fatalf("written %d, with a live context: %v", len(p.msgs), p.live)
 	}
@@ -71,10 +47,10 @@ func TestRefusedIsWrittenKeyedByOrganizationEvenWhenTheClientHasGone(t *testing.
 		t.Fatal(err)
 	}
 	if m.Topic != "kyc.org-audit" || string(m.Key) != "org_1" || e.Type != orgaudit.Type || e.OrgID != "org_1" || e.Environment != "test" ||
-		e.Data.ActorID != "usr_1" || e.Data.MemberRole != "viewer" || e.Data.Outcome != orgaudit.Refused || e.Data.Action != "webhook.create" || e.Data.IP != "198.51.100.7" {
+		e.Data.ActorID != "usr_1" || e.Data.MemberRole != "viewer" || e.Data.Outcome != orgaudit.Refused || e.Data.Action != "endpoint.create" || e.Data.IP != "198.51.100.7" {
 		t.Fatalf("event %s", m.Value)
 	}
 	// A failed write is only logged.
 	p.err = errors.New("broker down")
-	r.Refused(context.Background(), member, "GET", "/api/v1/webhooks/{id}/secret", "/api/v1/webhooks/whk_1/secret")
+	r.Refused(context.Background(), member, "endpoint.secret_read", "GET", "/api/v1/webhooks/whk_1/secret")
 }
