@@ -9,7 +9,10 @@ const state = { actor: "", action: "", outcome: "", environment: "", from: "", t
 // Actions offered while typing; the API matches the start of the name,
 // so "key." is every key action and "member." every member action.
 const known = ["key.", "key.create", "key.roll", "key.revoke", "plan.change", "member.", "member.invite", "member.invite_revoke",
-  "member.join", "member.role_change", "member.remove", "member.sign_in", "member.sign_in_failed", "totp.enable", "totp.disable"];
+  "member.join", "member.role_change", "member.remove", "member.sign_in", "member.sign_in_failed", "totp.enable", "totp.disable",
+  "customer.", "customer.create", "customer.update", "customer.delete", "address.add", "import.", "import.create", "import.start", "document.upload",
+  "endpoint.", "endpoint.create", "endpoint.update", "endpoint.delete", "endpoint.rotate_secret", "endpoint.secret_read",
+  "endpoint.test", "endpoint.recover", "delivery.retry", "branding.update", "audit.read"];
 const envWords = { test: "Sandbox", live: "Live" };
 
 export async function view() {
