@@ -21,6 +21,8 @@
 // after, the CPU each process spent per customer and PostgreSQL's
 // transactions per customer; the run ends with the highest passing rate.
 // Steps are separated by a full drain, so none inherits another's work.
+// -ignore-renders leaves the reports still queued out of the verdict, to
+// tell the VERIFIED path's capacity from the renderer's.
 //
 // -burst N -rate R registers a webhook endpoint on a loopback receiver,
 // creates N customers at R/s (at most 512 POSTs in flight; each retried
@@ -74,6 +76,7 @@ func main() {
 	flag.IntVar(&steps.top, "max-rate", 400, "-find-max: the last step's rate at most")
 	flag.DurationVar(&steps.duration, "step-duration", 30*time.Second, "-find-max: how long each step creates customers")
 	flag.DurationVar(&steps.poll, "step-poll", 100*time.Millisecond, "-find-max: how often each customer's status is polled")
+	flag.BoolVar(&steps.ignoreRenders, "ignore-renders", false, "-find-max: pass a step whose only backlog is reports queued for rendering")
 	burstN := flag.Int("burst", 0, "create this many customers at -rate, then check each (no per-customer polling)")
 	flag.Parse()
 	ctx := context.Background()
