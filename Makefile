@@ -77,6 +77,8 @@ bench: deps ## gateway cost, 1M-customer list (API and dashboard page), sandbox 
 	cd bench && GOWORK=off go run ./cmd/dashbench -rounds 7
 	cd bench && GOWORK=off go run ./cmd/listbench -rows 1000000 -tenants 400 -other-rows 4000000 -n 200 -rounds 2
 	cd bench && GOWORK=off go run ./cmd/sandboxbench -rate 20 -duration 60s
+	cd bench && GOWORK=off go run ./cmd/sandboxbench -find-max -start 50 -step 25 -step-duration 30s   # highest sustained rate (issue 30)
+	cd bench && GOWORK=off go run ./cmd/sandboxbench -burst 20000 -rate 300   # -rate: twice what -find-max found (issue 30's target: 150/s)
 	cd bench && GOWORK=off go run ./cmd/statusbench -rate 200 -duration 10s -rounds 3
 
 screenshots: deps ## retake the guides' screenshots of the agent app and the dashboard (docs/agent-app, docs/dashboard)

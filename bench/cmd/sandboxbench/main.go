@@ -11,7 +11,32 @@
 // backends of this run's databases, "postgres-shared" the server's own
 // processes and other sessions').
 //
+// -find-max climbs a ladder of rates (-start, -step, -max-rate; each
+// step -step-duration long, every customer polled every -step-poll) and
+// stops at the first step that fails issue 30's criteria: a step passes
+// with 0 failed, POST -> VERIFIED p99 under 500 ms, and nothing left 5 s
+// after its last POST (every customer VERIFIED, kyc_consumer_lag and
+// kyc_outbox_backlog 0 on every service's /metrics, no report queued).
+// Each step prints the rate offered and sent, p50/p99, the backlog 5 s
+// after, the CPU each process spent per customer and PostgreSQL's
+// transactions per customer; the run ends with the highest passing rate.
+// Steps are separated by a full drain, so none inherits another's work.
+// -ignore-renders leaves the reports still queued out of the verdict, to
+// tell the VERIFIED path's capacity from the renderer's.
+//
+// -burst N -rate R registers a webhook endpoint on a loopback receiver,
+// creates N customers at R/s (at most 512 POSTs in flight; each retried
+// under one Idempotency-Key, as a client would) and reads progress from
+// the statistics endpoint and /metrics every second, with no poller per
+// customer. It prints the POSTs' p50/p99/max, the time from the last
+// POST until all are VERIFIED and the drain rate, the largest consumer
+// lag seen, and checks every customer: VERIFIED in the list, one report,
+// exactly one verification.completed at the receiver, no message id
+// delivered twice.
+//
 //	go run ./cmd/sandboxbench -rate 20 -duration 60s
+//	go run ./cmd/sandboxbench -find-max -start 50 -step 25 -step-duration 30s
+//	go run ./cmd/sandboxbench -burst 20000 -rate 300
 package main
 
 import (
@@ -44,6 +69,15 @@ func main() {
 	dur := flag.Duration("duration", 60*time.Second, "how long to create customers")
 	poll := flag.Duration("poll", 10*time.Millisecond, "how often each customer's status is polled")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run (labelled by component: go tool pprof -tags) here")
+	findMaxMode := flag.Bool("find-max", false, "find the highest rate that passes issue 30's criteria, in steps")
+	var steps stepConfig
+	flag.IntVar(&steps.start, "start", 50, "-find-max: the first step's rate (customers/s)")
+	flag.IntVar(&steps.step, "step", 25, "-find-max: how much each step adds (customers/s)")
+	flag.IntVar(&steps.top, "max-rate", 400, "-find-max: the last step's rate at most")
+	flag.DurationVar(&steps.duration, "step-duration", 30*time.Second, "-find-max: how long each step creates customers")
+	flag.DurationVar(&steps.poll, "step-poll", 100*time.Millisecond, "-find-max: how often each customer's status is polled")
+	flag.BoolVar(&steps.ignoreRenders, "ignore-renders", false, "-find-max: pass a step whose only backlog is reports queued for rendering")
+	burstN := flag.Int("burst", 0, "create this many customers at -rate, then check each (no per-customer polling)")
 	flag.Parse()
 	ctx := context.Background()
 	p, err := harness.Start(ctx)
@@ -53,6 +87,14 @@ func main() {
 	defer p.Stop()
 	t := load.TB{}
 	_, key := p.NewKey(t, p.NewOrg(t, "enterprise"), "test")
+	switch {
+	case *findMaxMode:
+		findMax(p, newAPI(p, key, 1024), steps)
+		return
+	case *burstN > 0:
+		burst(p, newAPI(p, key, maxInFlight+64), *burstN, *rate)
+		return
+	}
 
 	var mu sync.Mutex
 	var samples []sample
