@@ -860,21 +860,6 @@ func generateFontID(fdt fontDefType) (string, error) {
 	return fmt.Sprintf("%x", sha1.Sum(b)), err
 }
 
-// generateUTF8FontID generates a UTF-8 font's Id from its type, its key
-// (family and style) and the bytes of its TrueType file, from which every
-// other field of its definition is parsed. (kyc patch: generateFontID's
-// json.Marshal of the 65,536-entry width table cost more than the SHA-1
-// of the whole file, for every font of every document.)
-func generateUTF8FontID(fdt fontDefType, ttf []byte) string {
-	h := sha1.New()
-	h.Write([]byte(fdt.Tp))
-	h.Write([]byte{0})
-	h.Write([]byte(fdt.Name))
-	h.Write([]byte{0})
-	h.Write(ttf)
-	return fmt.Sprintf("%x", h.Sum(nil))
-}
-
 type fontInfoType struct {
 	Data               []byte
 	File               string

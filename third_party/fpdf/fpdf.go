@@ -2030,9 +2030,7 @@ func (f *Fpdf) addFont(familyStr, styleStr, fileStr string, isUTF8 bool) {
 			f.SetError(err)
 			return
 		}
-		reader := fileReader{readerPosition: 0, array: utf8Bytes}
-		utf8File := newUTF8Font(&reader)
-		err = utf8File.parseFile()
+		utf8File, utf8Sum, err := parseUTF8Font(utf8Bytes)
 		if err != nil {
 			f.SetError(err)
 			return
@@ -2066,7 +2064,7 @@ func (f *Fpdf) addFont(familyStr, styleStr, fileStr string, isUTF8 bool) {
 			File:      fileStr,
 			utf8File:  utf8File,
 		}
-		def.i = generateUTF8FontID(def, utf8Bytes)
+		def.i = generateUTF8FontID(def, utf8Sum)
 		f.fonts[fontKey] = def
 		f.fontFiles[fontKey] = fontFileType{
 			length1:  originalSize,
@@ -2166,11 +2164,7 @@ func (f *Fpdf) addFontFromBytes(familyStr, styleStr string, jsonFileBytes, zFile
 		// }
 
 		Type := "UTF8"
-		reader := fileReader{readerPosition: 0, array: utf8Bytes}
-
-		utf8File := newUTF8Font(&reader)
-
-		err := utf8File.parseFile()
+		utf8File, utf8Sum, err := parseUTF8Font(utf8Bytes)
 		if err != nil {
 			fmt.Printf("get metrics Error: %e\n", err)
 			return
@@ -2202,7 +2196,7 @@ func (f *Fpdf) addFontFromBytes(familyStr, styleStr string, jsonFileBytes, zFile
 			utf8File:  utf8File,
 			usedRunes: sbarr,
 		}
-		def.i = generateUTF8FontID(def, utf8Bytes)
+		def.i = generateUTF8FontID(def, utf8Sum)
 		f.fonts[fontkey] = def
 	} else {
 		// load font definitions
