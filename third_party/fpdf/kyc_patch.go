@@ -52,9 +52,11 @@ func parseUTF8Font(utf8Bytes []byte) (*utf8FontFile, [sha1.Size]byte, error) {
 	parsedUTF8Fonts.Unlock()
 	if ok {
 		parsed.fileReader = reader
+		parsed.sum = sum
 		return &parsed, sum, nil
 	}
 	utf8File := newUTF8Font(reader)
+	utf8File.sum = sum
 	if err := utf8File.parseFile(); err != nil {
 		return nil, sum, err
 	}
@@ -77,4 +79,37 @@ func parseUTF8Font(utf8Bytes []byte) (*utf8FontFile, [sha1.Size]byte, error) {
 		DefaultWidth:       utf8File.DefaultWidth,
 	}
 	return utf8File, sum, nil
+}
+
+// cutCMAPs are the character maps GenerateCutFont reads from each font
+// file (generateCMAP's charSymbolDictionary), by the file's SHA-1; nil
+// when the file has no Unicode map. parseSymbols only reads them.
+var cutCMAPs struct {
+	sync.Mutex
+	m map[[sha1.Size]byte]map[int]int
+}
+
+// cutCMAP sets utf.charSymbolDictionary as generateCMAP does, reading
+// the file only the first time; false when it has no Unicode map.
+func (utf *utf8FontFile) cutCMAP() bool {
+	if utf.sum == ([sha1.Size]byte{}) {
+		return utf.generateCMAP() != nil
+	}
+	cutCMAPs.Lock()
+	m, ok := cutCMAPs.m[utf.sum]
+	cutCMAPs.Unlock()
+	if ok {
+		utf.charSymbolDictionary = m
+		return m != nil
+	}
+	if utf.generateCMAP() == nil {
+		utf.charSymbolDictionary = nil
+	}
+	cutCMAPs.Lock()
+	defer cutCMAPs.Unlock()
+	if len(cutCMAPs.m) >= maxParsedUTF8Fonts || cutCMAPs.m == nil {
+		cutCMAPs.m = make(map[[sha1.Size]byte]map[int]int)
+	}
+	cutCMAPs.m[utf.sum] = utf.charSymbolDictionary
+	return utf.charSymbolDictionary != nil
 }

@@ -38,8 +38,9 @@ func kycDoc(t *testing.T, ttf []byte) []byte {
 	return buf.Bytes()
 }
 
-// TestParsedFontIsReused: a document set in a font parsed for an earlier
-// document is the same, byte for byte, as one set in a freshly parsed font.
+// TestParsedFontIsReused: a document set in a font parsed and cut for an
+// earlier document is the same, byte for byte, as one set in a freshly
+// parsed font.
 func TestParsedFontIsReused(t *testing.T) {
 	ttf, err := os.ReadFile(kycTestFont)
 	if err != nil {
@@ -48,12 +49,17 @@ func TestParsedFontIsReused(t *testing.T) {
 	parsedUTF8Fonts.Lock()
 	parsedUTF8Fonts.m = nil
 	parsedUTF8Fonts.Unlock()
+	cutCMAPs.Lock()
+	cutCMAPs.m = nil
+	cutCMAPs.Unlock()
 	cold := kycDoc(t, ttf)
 	parsedUTF8Fonts.Lock()
-	n := len(parsedUTF8Fonts.m)
+	cutCMAPs.Lock()
+	n, m := len(parsedUTF8Fonts.m), len(cutCMAPs.m)
+	cutCMAPs.Unlock()
 	parsedUTF8Fonts.Unlock()
-	if n != 1 {
-		t.Fatalf("%d fonts parsed, want 1", n)
+	if n != 1 || m != 1 {
+		t.Fatalf("%d fonts parsed and %d character maps read, want 1 and 1", n, m)
 	}
 	if warm := kycDoc(t, ttf); !bytes.Equal(cold, warm) {
 		t.Fatal("the document differs when its font was parsed before")

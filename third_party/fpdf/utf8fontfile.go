@@ -60,6 +60,7 @@ type utf8FontFile struct {
 	DefaultWidth         float64
 	symbolData           map[int]map[string][]int
 	CodeSymbolDictionary map[int]int
+	sum                  [20]byte // kyc patch: the file's SHA-1, zero when unknown (parseUTF8Font)
 }
 
 type tableDescription struct {
@@ -657,12 +658,12 @@ func (utf *utf8FontFile) GenerateCutFont(usedRunes map[int]int) []byte {
 	utf.skip(4)
 	numSymbols := utf.readUint16()
 
-	symbolCharDictionary := utf.generateCMAP()
-	if symbolCharDictionary == nil {
+	// kyc patch: the character map is read once per font file
+	// (cutCMAP), and the widths parseHMTXTable read here were never used:
+	// the cut's metrics are copied from the file's hmtx table (getMetrics).
+	if !utf.cutCMAP() {
 		return nil
 	}
-
-	utf.parseHMTXTable(metricsCount, numSymbols, symbolCharDictionary, 1.0)
 
 	utf.parseLOCATable(LocaFormat, numSymbols)
 
