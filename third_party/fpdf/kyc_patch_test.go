@@ -21,6 +21,14 @@ const kycTestFont = "../../services/reporting/internal/pdf/fonts/DejaVuSans.ttf"
 // a fixed order so that two runs can be compared byte for byte.
 func kycDoc(t *testing.T, ttf []byte) []byte {
 	t.Helper()
+	b, err := kycWrite(ttf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func kycWrite(ttf []byte) ([]byte, error) {
 	f := New("P", "mm", "A4", "")
 	f.SetCatalogSort(true)
 	f.SetCreationDate(time0)
@@ -32,10 +40,8 @@ func kycDoc(t *testing.T, ttf []byte) []byte {
 		f.MultiCell(0, 6, "Adéwálé Ọláyínká, 12 Adeola Odeku Street, Victoria Island ₦ ẹ ọ ṣ ɓ ɗ", "", "L", false)
 	}
 	var buf bytes.Buffer
-	if err := f.Output(&buf); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	err := f.Output(&buf)
+	return buf.Bytes(), err
 }
 
 // TestParsedFontIsReused: a document set in a font parsed and cut for an
@@ -82,5 +88,34 @@ func TestReusedCompressorWritesTheSameStream(t *testing.T) {
 			t.Fatal("a pooled writer's stream differs from a new writer's")
 		}
 		mem.release()
+	}
+}
+
+// TestDocumentsShareParsedFontsConcurrently: documents set at the same
+// time in one font (the reporting service's render workers) come out as
+// one set alone (run with -race: the shared widths and character map are
+// only read).
+func TestDocumentsShareParsedFontsConcurrently(t *testing.T) {
+	ttf, err := os.ReadFile(kycTestFont)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := kycDoc(t, ttf)
+	got := make([][]byte, 4)
+	errs := make([]error, len(got))
+	done := make(chan int)
+	for i := range got {
+		go func() {
+			got[i], errs[i] = kycWrite(ttf)
+			done <- i
+		}()
+	}
+	for range got {
+		<-done
+	}
+	for i, g := range got {
+		if errs[i] != nil || !bytes.Equal(g, want) {
+			t.Errorf("document %d differs (%v)", i, errs[i])
+		}
 	}
 }
