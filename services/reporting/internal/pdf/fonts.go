@@ -28,8 +28,8 @@ var (
 // metrics are copied unchanged by the cut, so the two give the same layout
 // and the same text layer (TestCommonFaceRendersTheSame), and nothing
 // DejaVu covers is lost. (Our copy of fpdf, third_party/fpdf, now also
-// parses each file and reads its character map once per process, §18j;
-// the cut faces have not been measured against the whole ones since.)
+// parses each file and reads its character map once per process; the cut
+// still saves about a sixth of a sandbox report's CPU, BENCHMARKS §18j.)
 
 // commonRanges are the code points of the cut faces: Latin with every
 // diacritic Yoruba, Igbo, Hausa and other Nigerian names use (Latin-1,
