@@ -124,3 +124,5 @@ replace (
 )
 
 replace github.com/kycfield/kyc/stack => ../stack
+
+replace codeberg.org/go-pdf/fpdf => ../third_party/fpdf

@@ -126,3 +126,5 @@ replace (
 	github.com/kycfield/kyc/services/webhook => ../services/webhook
 	github.com/kycfield/kyc/stack => ../stack
 )
+
+replace codeberg.org/go-pdf/fpdf => ../third_party/fpdf

@@ -117,3 +117,5 @@ replace (
 	github.com/kycfield/kyc/services/verification => ../services/verification
 	github.com/kycfield/kyc/services/webhook => ../services/webhook
 )
+
+replace codeberg.org/go-pdf/fpdf => ../third_party/fpdf

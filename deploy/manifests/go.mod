@@ -170,3 +170,5 @@ require (
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 )
+
+replace codeberg.org/go-pdf/fpdf => ../../third_party/fpdf

@@ -88,3 +88,5 @@ require (
 )
 
 replace github.com/kycfield/kyc/pkg => ../../pkg
+
+replace codeberg.org/go-pdf/fpdf => ../../third_party/fpdf

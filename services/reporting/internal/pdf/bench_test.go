@@ -106,6 +106,23 @@ func BenchmarkRender1Address(b *testing.B) {
 	b.ReportMetric(float64(size), "bytes/report")
 }
 
+// BenchmarkRender1AddressWholeFaces: BenchmarkRender1Address set in the
+// whole font files, as a report with text outside the cut faces is: what
+// cutting the faces once per process still saves (fonts.go).
+func BenchmarkRender1AddressWholeFaces(b *testing.B) {
+	c := content(1, report.Verified, report.EnvTest)
+	r := pdf.WholeFaces(pdf.Renderer{})
+	var size int
+	for b.Loop() {
+		out, err := r.Render(c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(out)
+	}
+	b.ReportMetric(float64(size), "bytes/report")
+}
+
 // BenchmarkRenderAndSign15Photos: BenchmarkRender15Photos with the
 // platform's signature applied, as the service renders every report.
 func BenchmarkRenderAndSign15Photos(b *testing.B) {

@@ -15,18 +15,21 @@ var (
 	boldTTF []byte
 )
 
-// Why two copies of each face: fpdf parses the TrueType file it is given
-// for every document (AddUTF8FontFromBytes) and cuts the subset it embeds
-// from it again when the document is written, and it has no way to share
-// a parsed font between documents. Both passes walk every glyph and every
-// character map entry of the file: for DejaVu Sans's 6,000 glyphs that was
-// most of a report's CPU, and reporting was half of the platform's
-// (BENCHMARKS.md §18). So each face is cut once per process down to the
-// scripts a report almost always needs (commonRanges), and a document whose
-// text stays inside them is set in that cut; any other document is set in
-// the whole face, as before. Glyphs, advance widths and metrics are copied
-// unchanged by the cut, so the two give the same layout and the same text
-// layer (TestCommonFaceRendersTheSame), and nothing DejaVu covers is lost.
+// Why two copies of each face: upstream fpdf parses the TrueType file it
+// is given for every document (AddUTF8FontFromBytes) and cuts the subset
+// it embeds from it again when the document is written, and it has no way
+// to share a parsed font between documents. Both passes walk every glyph
+// and every character map entry of the file: for DejaVu Sans's 6,000
+// glyphs that was most of a report's CPU, and reporting was half of the
+// platform's (BENCHMARKS.md §18). So each face is cut once per process
+// down to the scripts a report almost always needs (commonRanges), and a
+// document whose text stays inside them is set in that cut; any other
+// document is set in the whole face, as before. Glyphs, advance widths and
+// metrics are copied unchanged by the cut, so the two give the same layout
+// and the same text layer (TestCommonFaceRendersTheSame), and nothing
+// DejaVu covers is lost. (Our copy of fpdf, third_party/fpdf, now also
+// parses each file and reads its character map once per process; the cut
+// still saves about a sixth of a sandbox report's CPU, BENCHMARKS §18j.)
 
 // commonRanges are the code points of the cut faces: Latin with every
 // diacritic Yoruba, Igbo, Hausa and other Nigerian names use (Latin-1,

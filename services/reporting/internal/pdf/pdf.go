@@ -1,5 +1,6 @@
 // Package pdf renders a report.Content as an A4 PDF with go-pdf/fpdf (its
-// maintained home, codeberg.org/go-pdf/fpdf). Text is set in DejaVu Sans,
+// maintained home, codeberg.org/go-pdf/fpdf; built from our patched copy
+// in third_party/fpdf, whose README says why). Text is set in DejaVu Sans,
 // embedded from this package (fonts/, with its licence) through
 // AddUTF8FontFromBytes: only the glyphs used are written to the file, and
 // Yoruba and Igbo names keep their diacritics in the text layer. fonts.go
