@@ -91,6 +91,7 @@ type Consumer struct {
 	log    *slog.Logger
 	batch  int      // events per transaction; 0 or 1: one
 	only   []string // event types the handler reads; empty: every type
+	skip   func(event.Event) bool
 	tracer trace.Tracer
 	lagMu  sync.Mutex
 	lag    map[string]int64 // topic/partition -> messages behind its high-water mark
@@ -129,9 +130,20 @@ func (c *Consumer) Only(types ...string) *Consumer {
 	return c
 }
 
-// wants reports whether e is of a type the consumer reads.
+// Skip makes the consumer pass over, before it opens a transaction, the
+// events for which skip is true: events its handler would apply as no
+// change (billing reads every address.updated, and bills only live
+// final ones). Such an event is not recorded as processed, which is
+// harmless only because applying it would change nothing; nil skips none.
+func (c *Consumer) Skip(skip func(event.Event) bool) *Consumer {
+	c.skip = skip
+	return c
+}
+
+// wants reports whether e is of a type the consumer reads and not one it
+// skips.
 func (c *Consumer) wants(e event.Event) bool {
-	return len(c.only) == 0 || slices.Contains(c.only, e.Type)
+	return (len(c.only) == 0 || slices.Contains(c.only, e.Type)) && (c.skip == nil || !c.skip(e))
 }
 
 // Run consumes until ctx ends.

@@ -91,16 +91,23 @@ func redeliveries(t *testing.T, bus kafkabus.Config, topic string, batch int, a,
 }
 
 // A topic carries every event of its producer; a consumer that reads some
-// types of it neither runs its handler for the others nor records them.
-func TestEventsOfTypesNotReadAreSkippedBeforeTheDatabase(t *testing.T) {
+// types of it, or skips some events, neither runs its handler for the
+// others nor records them.
+func TestEventsNotReadOrSkippedAreSkippedBeforeTheDatabase(t *testing.T) {
 	t.Parallel()
 	bus, topic, publish := newTopic(t, "only")
 	var want []event.Event
-	for _, typ := range []string{"other", "read", "other", "other", "last"} {
-		e, _ := event.New(typ, "org", "test", nil)
+	// An event of a type read but in an environment skipped ("live" here)
+	// is passed over like one of a type not read.
+	for _, typ := range []string{"other", "read", "other", "read live", "other", "last"} {
+		env := "test"
+		if typ == "read live" {
+			typ, env = "read", "live"
+		}
+		e, _ := event.New(typ, "org", env, nil)
 		b, _ := json.Marshal(e)
 		publish(kafka.Message{Value: b})
-		if typ != "other" {
+		if typ != "other" && env == "test" {
 			want = append(want, e)
 		}
 	}
@@ -122,7 +129,8 @@ func TestEventsOfTypesNotReadAreSkippedBeforeTheDatabase(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})
 			go func() {
-				_ = inbox.New(group, r, pool, logging.Discard(), h).Only("read", "last").WithBatch(batch).Run(ctx)
+				_ = inbox.New(group, r, pool, logging.Discard(), h).Only("read", "last").
+					Skip(func(e event.Event) bool { return e.Environment == "live" }).WithBatch(batch).Run(ctx)
 				close(done)
 			}()
 			defer func() { cancel(); <-done }()

@@ -59,12 +59,14 @@ func Handle(routes ...Route) Handler {
 
 // Subscription is a consumer group: the topics (short names) it reads
 // and its routes. Batch, above 1, applies up to that many waiting events
-// per transaction (Consumer.WithBatch).
+// per transaction (Consumer.WithBatch). Skip, if set, passes over the
+// events it is true for before any transaction (Consumer.Skip).
 type Subscription struct {
 	Group  string
 	Topics []string
 	Batch  int
 	Routes []Route
+	Skip   func(event.Event) bool
 }
 
 // Types are the event types the subscription's routes read.

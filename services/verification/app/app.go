@@ -50,7 +50,8 @@ type Config struct {
 	// customer's photos are 404 at once.
 	CustomerURL string `env:"CUSTOMER_URL" envDefault:"http://127.0.0.1:8082"`
 	// SandboxDelay is how long the simulated agent takes, after
-	// submission and again after a failed visit.
+	// submission and again after a failed visit. At 0 it acts in the
+	// transaction that opens the address (verification.Sandbox.Immediate).
 	SandboxDelay time.Duration `env:"SANDBOX_DELAY" envDefault:"5s"`
 	// SandboxPoll is the shortest pause between the sandbox worker's looks
 	// for due work: idle, it sleeps until the next job falls due (or a
@@ -78,7 +79,8 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		render := view.Renderer{BaseURL: cfg.PublicURL}
 		store := postgres.New(base.DB, base.Bus.Topic(event.TopicVerification), events.Publisher{View: render}.Of)
 		store.AuditOn(base.Bus.Topic(event.TopicStaffAudit))
-		svc := verification.NewService(store, time.Now, verification.Sandbox{Delay: cfg.SandboxDelay, Photos: photos})
+		svc := verification.NewService(store, time.Now, verification.Sandbox{Delay: cfg.SandboxDelay, Photos: photos,
+			Immediate: cfg.SandboxDelay <= 0})
 		svc.AskCustomers(base.Finder(cfg.CustomerURL, func(id string) string { return "/api/v1/customers/" + url.PathEscape(id) }))
 		if err := countOutcomes(svc, base.Tel.Meter(name)); err != nil {
 			return err

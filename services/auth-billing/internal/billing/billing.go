@@ -14,8 +14,12 @@ const Currency = "USD"
 // Billable reports whether an address verification outcome is charged:
 // live only, and only final outcomes.
 func Billable(env, status string) bool {
-	return env == "live" && (status == "VERIFIED" || status == "REJECTED")
+	return BilledEnv(env) && (status == "VERIFIED" || status == "REJECTED")
 }
+
+// BilledEnv reports whether anything done in env is charged: live only,
+// so the usage ledger passes over the sandbox's events unread.
+func BilledEnv(env string) bool { return env == "live" }
 
 // PlanPeriod is a span during which an organization was on a plan.
 // End is zero while the period is open.

@@ -159,3 +159,23 @@ func TestGatewayReportsOnlyMoveForward(t *testing.T) {
 		t.Fatalf("requests %d, last used %s; want 5 and %s", requests, lastUsed, late)
 	}
 }
+
+// The sandbox's address outcomes bill nothing, so the usage ledger's
+// consumer passes over them before opening a transaction; every live one
+// is still read (the handler decides which of those bill).
+func TestLedgerSkipsOnlyTheSandboxsOutcomes(t *testing.T) {
+	var ledger inbox.Subscription
+	for _, s := range events.Subscriptions(nil, nil) {
+		if s.Group == "auth-billing.billing" {
+			ledger = s
+		}
+	}
+	for env, skipped := range map[string]bool{"test": true, "live": false} {
+		for _, status := range []string{"PENDING", "VERIFIED", "REJECTED"} {
+			e := newEvent(t, events.TypeAddressUpdated, "org_1", env, map[string]any{"customerId": "cus_1", "addressId": "adr_1", "status": status})
+			if ledger.Skip == nil || ledger.Skip(e) != skipped {
+				t.Errorf("%s %s: skipped %v, want %v", env, status, ledger.Skip != nil && ledger.Skip(e), skipped)
+			}
+		}
+	}
+}

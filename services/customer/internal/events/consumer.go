@@ -96,7 +96,9 @@ func Subscriptions(svc *customer.Service, within func(pgx.Tx) customer.Tx) []inb
 				return err
 			}, TypeDocumentAdded),
 		}},
-		{Group: "customer.reports", Topics: []string{event.TopicReporting}, Routes: []inbox.Route{
+		// One report.generated per customer: up to 4 waiting ones per
+		// transaction, as for the status above.
+		{Group: "customer.reports", Topics: []string{event.TopicReporting}, Batch: 4, Routes: []inbox.Route{
 			inbox.On(func(ctx context.Context, tx pgx.Tx, e event.Event, d ReportGenerated) error {
 				return svc.ApplyReportGenerated(ctx, within(tx), e.OrgID, e.Environment, d.CustomerID, d.ReportURL)
 			}, TypeReportGenerated),

@@ -39,7 +39,9 @@ func Subscriptions(svc *document.Service, within func(pgx.Tx) document.Tx) []inb
 		}
 		return svc.CustomerCreated(ctx, within(tx), c)
 	}
-	return []inbox.Subscription{{Group: "document.customers", Topics: []string{event.TopicCustomer},
+	// One event per new customer, each an upsert of its own row: up to 8
+	// waiting ones per transaction.
+	return []inbox.Subscription{{Group: "document.customers", Topics: []string{event.TopicCustomer}, Batch: 8,
 		Routes: []inbox.Route{inbox.On(on, TypeCustomerCreated, TypeCustomerDeleted)}}}
 }
 

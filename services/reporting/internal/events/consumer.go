@@ -92,10 +92,13 @@ func Subscriptions(svc *report.Service, within func(pgx.Tx) report.Tx) []inbox.S
 		}
 		return svc.OrganizationChanged(ctx, within(tx), report.Organization{ID: d.ID, Name: d.Name, Plan: d.Plan.ID, Version: d.Version})
 	}
+	// Customers and outcomes come once per customer each: up to 8 waiting
+	// events per transaction. Every handler writes only its own rows (a
+	// queued render is announced at commit), so they can share one.
 	return []inbox.Subscription{
-		{Group: "reporting.customers", Topics: []string{event.TopicCustomer}, Routes: []inbox.Route{
+		{Group: "reporting.customers", Topics: []string{event.TopicCustomer}, Batch: 8, Routes: []inbox.Route{
 			inbox.On(onCustomer, TypeCustomerCreated, TypeCustomerUpdated, TypeCustomerDeleted, TypeAddressAdded)}},
-		{Group: "reporting.outcomes", Topics: []string{event.TopicVerification}, Routes: []inbox.Route{
+		{Group: "reporting.outcomes", Topics: []string{event.TopicVerification}, Batch: 8, Routes: []inbox.Route{
 			inbox.On(onOutcome, TypeVerificationCompleted, TypeVerificationRejected)}},
 		{Group: "reporting.documents", Topics: []string{event.TopicDocument}, Routes: []inbox.Route{
 			inbox.On(onDocument, TypeDocumentAdded)}},

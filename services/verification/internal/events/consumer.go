@@ -122,7 +122,11 @@ func Subscriptions(svc *verification.Service, within func(pgx.Tx) verification.T
 	return []inbox.Subscription{
 		{Group: "verification.orgs", Topics: []string{event.TopicAuth}, Routes: []inbox.Route{
 			inbox.On(onOrg, TypeOrgCreated, TypeOrgPlanChanged, TypeOrgSettingsChanged)}},
-		{Group: "verification.customers", Topics: []string{event.TopicCustomer}, Routes: []inbox.Route{
+		// One customer.created per new customer, and with no sandbox delay
+		// its whole simulated visit in the same transaction: up to 8 waiting
+		// events per transaction. Every write is to rows of the customer's
+		// own or to the organization's counters, taken in one order.
+		{Group: "verification.customers", Topics: []string{event.TopicCustomer}, Batch: 8, Routes: []inbox.Route{
 			inbox.On(onCustomer, TypeCustomerCreated, TypeCustomerUpdated, TypeCustomerDeleted, TypeAddressAdded)}},
 		{Group: "verification.documents", Topics: []string{event.TopicDocument}, Routes: []inbox.Route{
 			inbox.On(onDocument, TypeDocumentAdded)}},

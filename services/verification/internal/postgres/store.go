@@ -178,15 +178,12 @@ func (t *txn) InsertJob(ctx context.Context, j verification.Job) (bool, error) {
 	if err != nil || tag.RowsAffected() == 0 {
 		return false, err
 	}
-	return true, t.wakeIfDue(ctx, j)
+	return true, nil
 }
 
-// wakeIfDue tells the sandbox worker about work due now (delivered when
-// the transaction commits).
-func (t *txn) wakeIfDue(ctx context.Context, j verification.Job) error {
-	if j.Env != verification.EnvTest || j.DueAt == nil || j.DueAt.After(time.Now()) {
-		return nil
-	}
+// WakeSandbox implements verification.Tx (the notification is delivered
+// when the transaction commits).
+func (t *txn) WakeSandbox(ctx context.Context) error {
 	_, err := t.tx.Exec(ctx, `SELECT pg_notify($1, '')`, SandboxChannel)
 	return err
 }
@@ -212,10 +209,7 @@ func (t *txn) UpdateJob(ctx context.Context, j verification.Job) error {
 		hold = $12, held_at = $13, reviews = $14 WHERE address_id = $1`,
 		j.AddressID, j.Status, j.Sequence, j.AgentID, j.DueAt, attempts, timeline, result, j.UpdatedAt, j.CompletedAt, visit,
 		jsonOrNil(j.Hold), heldAt, reviews)
-	if err != nil {
-		return err
-	}
-	return t.wakeIfDue(ctx, j)
+	return err
 }
 
 func orEmpty[T any](s []T) []T {

@@ -20,6 +20,7 @@ import (
 	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/pkg/objstore/pending"
 	"github.com/kycfield/kyc/pkg/outbox"
+	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/pkg/pgtest"
 	"github.com/kycfield/kyc/services/verification/internal/events"
 	"github.com/kycfield/kyc/services/verification/internal/postgres"
@@ -765,4 +766,114 @@ func TestAnAddressAddedToAVerifiedCustomerDoesNotDeadlockTheSandbox(t *testing.T
 	if err != nil || c.Status != verification.Verified || len(c.Jobs) != 2 {
 		t.Fatalf("the customer with an added address: %v %s %d jobs", err, c.Status, len(c.Jobs))
 	}
+}
+
+// With no delay and Immediate, the simulated agent acts in the
+// transaction that opens the customer's jobs: the same events in the same
+// order as the worker's (each address's PENDING first, then each visit,
+// then the completion), all committed at once, and nothing left for the
+// worker, which is not even woken; only a re-visit after no access is
+// left to it, and it is woken for that.
+func TestImmediateSandboxVerifiesInTheTransactionThatOpens(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.svc = verification.NewService(f.store, time.Now, verification.Sandbox{Delay: 0, Photos: photoSizes, Immediate: true})
+	l, err := pgdb.Listen(f.ctx, f.pool, postgres.SandboxChannel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	org := ids.New("org")
+	cid, addrs := f.open(t, org, verification.EnvTest, lagos("", "Near the bank"), verification.Address{
+		StreetName: "Aminu Kano Crescent", City: "Wuse II", State: "FCT", Country: "Nigeria"})
+
+	evs := f.outbox(t)
+	checkHistories(t, evs)
+	var got []string
+	for _, e := range evs {
+		if e.Type == verification.EventAddressUpdated {
+			got = append(got, fmt.Sprintf("%d:%s/%d", slices.Index(addrs, e.Data.AddressID), e.Data.Status, e.Data.Sequence))
+		} else {
+			got = append(got, e.Type)
+		}
+	}
+	want := "0:PENDING/1 1:PENDING/1 0:ASSIGNED/2 0:IN_PROGRESS/3 0:VERIFIED/4 1:ASSIGNED/2 1:IN_PROGRESS/3 1:VERIFIED/4 verification.completed"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("events\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+	var txs int
+	if err := f.pool.QueryRow(f.ctx, `SELECT count(DISTINCT xmin::text) FROM outbox`).Scan(&txs); err != nil || txs != 1 {
+		t.Fatalf("the events were written by %d transactions (%v); want 1", txs, err)
+	}
+	c, err := f.store.Case(f.ctx, org, verification.EnvTest, cid)
+	if err != nil || c.Status != verification.Verified || len(c.Jobs[0].Photos) != 3 || len(c.Jobs[1].Photos) != 2 {
+		t.Fatalf("case %+v (%v)", c, err)
+	}
+	checkCounters(t, f)
+	if n := drain(t, f.svc); n != 0 {
+		t.Fatalf("the worker found %d advances left", n)
+	}
+
+	// The worker is woken only for the re-visit: our own notification
+	// (sent after the first customer's commit) arrives before any other.
+	if _, err := f.pool.Exec(f.ctx, `SELECT pg_notify($1, 'barrier')`, postgres.SandboxChannel); err != nil {
+		t.Fatal(err)
+	}
+	if n := nextNotice(t, f.ctx, l); n != "barrier" {
+		t.Fatalf("notified %q before the barrier: the worker was woken for nothing", n)
+	}
+	revisit, _ := f.open(t, org, verification.EnvTest, lagos("SANDBOX_NO_ACCESS", ""))
+	if n := nextNotice(t, f.ctx, l); n != "" {
+		t.Fatalf("notice %q; want the worker's wake", n)
+	}
+	if n := drain(t, f.svc); n != 1 {
+		t.Fatalf("the worker made %d advances; want the re-visit", n)
+	}
+	if c, err := f.store.Case(f.ctx, org, verification.EnvTest, revisit); err != nil || c.Status != verification.Verified {
+		t.Fatalf("after the re-visit: %s (%v)", c.Status, err)
+	}
+	checkHistories(t, f.outbox(t))
+	checkCounters(t, f)
+}
+
+// nextNotice waits for the next notification on l and returns its payload.
+func nextNotice(t *testing.T, ctx context.Context, l *pgdb.Listener) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	n, err := l.Conn().Conn().WaitForNotification(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n.Payload
+}
+
+// An immediate sandbox run that dies midway (its consumer's transaction)
+// leaves nothing: no case, no event, no counter; the redelivered event
+// then opens and verifies the customer whole, each event once.
+func TestImmediateSandboxThatDiesMidwayLeavesNothing(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	fs := &failingStore{Store: f.store, failAt: 4} // the first address's IN_PROGRESS
+	dying := verification.NewService(fs, time.Now, verification.Sandbox{Delay: 0, Photos: photoSizes, Immediate: true})
+	in := verification.CaseInput{CustomerID: ids.New("cus"), OrgID: ids.New("org"), Env: verification.EnvTest, FirstName: "Ngozi",
+		LastName: "Okafor", Phone: "+2348031234567", At: time.Now().Add(-time.Minute),
+		Addresses: []verification.AddressInput{{ID: ids.New("adr"), Address: lagos("", "")}, {ID: ids.New("adr"), Address: lagos("", "")}}}
+	if err := fs.Atomic(f.ctx, func(tx verification.Tx) error { return dying.Open(f.ctx, tx, in) }); !errors.Is(err, errInjected) {
+		t.Fatalf("error %v; want the injected one", err)
+	}
+	var rows int
+	if err := f.pool.QueryRow(f.ctx, `SELECT (SELECT count(*) FROM cases) + (SELECT count(*) FROM jobs) + (SELECT count(*) FROM photos)
+		+ (SELECT count(*) FROM outbox) + (SELECT count(*) FROM case_counts)`).Scan(&rows); err != nil || rows != 0 {
+		t.Fatalf("%d rows left by the dead transaction (%v)", rows, err)
+	}
+	redelivered := verification.NewService(f.store, time.Now, verification.Sandbox{Delay: 0, Photos: photoSizes, Immediate: true})
+	if err := f.store.Atomic(f.ctx, func(tx verification.Tx) error { return redelivered.Open(f.ctx, tx, in) }); err != nil {
+		t.Fatal(err)
+	}
+	evs := f.outbox(t)
+	if final := checkHistories(t, evs); final[in.CustomerID].Type != verification.EventCompleted || len(evs) != 9 {
+		t.Fatalf("%d events, final %q; want 9 ending in the completion", len(evs), final[in.CustomerID].Type)
+	}
+	checkCounters(t, f)
 }

@@ -139,6 +139,9 @@ type Tx interface {
 	// DueSandbox locks up to limit open sandbox jobs due by now, skipping
 	// ones another worker holds, and returns their customers.
 	DueSandbox(ctx context.Context, now time.Time, limit int) ([]SandboxDue, error)
+	// WakeSandbox tells the sandbox worker, when the transaction commits,
+	// that sandbox work is due now that this transaction leaves undone.
+	WakeSandbox(ctx context.Context) error
 	Emit(ctx context.Context, ch Change) error
 	// SaveOrgSettings stores an organization's settings unless a newer
 	// version is already stored; OrgSettings reads them (defaults for an

@@ -240,5 +240,8 @@ func (s *Service) revisit(ctx context.Context, tx Tx, j *Job, d Decision, review
 		return err
 	}
 	j.AgentID, j.Result, j.DueAt, review.AgentID = a.ID, nil, &now, a.ID
+	if j.Env == EnvTest {
+		return tx.WakeSandbox(ctx) // the sandbox's agent goes again at once
+	}
 	return nil
 }

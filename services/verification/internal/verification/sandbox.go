@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +20,13 @@ type Sandbox struct {
 	Delay time.Duration
 	// Photos are the stored mock photos by tag, with their sizes in bytes.
 	Photos map[string]int64
+	// Immediate, with Delay 0, makes the simulated agent act in the
+	// transaction that opens the jobs (the customer event's), instead of
+	// the worker's own after it: one transaction per sandbox customer
+	// instead of three or more (the worker's, and each wake's look for
+	// more work), the same events in the same order. The worker still
+	// runs what falls due later (a re-visit after no access).
+	Immediate bool
 }
 
 // Magic values in an address's notes choose the sandbox outcome.
@@ -71,17 +79,8 @@ func (s *Service) RunSandbox(ctx context.Context, limit int) (int, error) {
 			if err != nil {
 				return err
 			}
-			for i := range c.Jobs {
-				j := &c.Jobs[i]
-				if j.Env != EnvTest || j.DueAt == nil || j.DueAt.After(now) || IsFinal(j.Status) {
-					continue
-				}
-				if err := s.simulate(ctx, tx, &c, j, now); err != nil {
-					return err
-				}
-				advanced++
-			}
-			return nil
+			advanced, err = s.advance(ctx, tx, &c, now)
+			return err
 		})
 		if err != nil || !found {
 			return n, err
@@ -89,6 +88,52 @@ func (s *Service) RunSandbox(ctx context.Context, limit int) (int, error) {
 		n += advanced
 	}
 	return n, nil
+}
+
+// due reports whether the sandbox acts on j by now.
+func due(j Job, now time.Time) bool {
+	return j.Env == EnvTest && j.DueAt != nil && !j.DueAt.After(now) && !IsFinal(j.Status)
+}
+
+// advance simulates every visit of c that is due by now, in the caller's
+// transaction, and reports how many.
+func (s *Service) advance(ctx context.Context, tx Tx, c *Case, now time.Time) (int, error) {
+	n := 0
+	for i := range c.Jobs {
+		if !due(c.Jobs[i], now) {
+			continue
+		}
+		if err := s.simulate(ctx, tx, c, &c.Jobs[i], now); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// startSandbox sees to a sandbox case's newly opened jobs, in the
+// transaction that opened them: with Immediate and no delay it simulates
+// them there and then; either way it wakes the worker for whatever is
+// left due now (nothing is due now with a delay: the worker finds it when
+// it falls due). Live cases are left alone.
+func (s *Service) startSandbox(ctx context.Context, tx Tx, customerID string) error {
+	if s.sandbox.Delay > 0 {
+		return nil
+	}
+	c, err := tx.Case(ctx, customerID)
+	if err != nil || c.Env != EnvTest {
+		return err
+	}
+	now := s.now().UTC()
+	if s.sandbox.Immediate {
+		if _, err := s.advance(ctx, tx, &c, now); err != nil {
+			return err
+		}
+	}
+	if !slices.ContainsFunc(c.Jobs, func(j Job) bool { return due(j, now) }) {
+		return nil
+	}
+	return tx.WakeSandbox(ctx)
 }
 
 // simulate plays one visit of the mock agent: every transition is its own
@@ -119,6 +164,9 @@ func (s *Service) simulate(ctx context.Context, tx Tx, c *Case, j *Job, now time
 	}
 	switch {
 	case magic == MagicNoAccess && len(j.Attempts) == 0:
+		// The re-visit falls due after the delay, which the worker waits
+		// for (at once with none: it looks again before it sleeps, and the
+		// simulation run in a consumer's transaction wakes it).
 		return step(func() error {
 			return j.NoAccess("Gate locked; nobody answered. Neighbour says the family is away until evening.", now.Add(s.sandbox.Delay), now, "sandbox")
 		})

@@ -72,21 +72,33 @@ func (s *Service) Open(ctx context.Context, tx Tx, in CaseInput) error {
 		return err
 	}
 	for _, a := range in.Addresses {
-		if err := s.AddAddress(ctx, tx, c.CustomerID, a); err != nil {
+		if _, err := s.addAddress(ctx, tx, c.CustomerID, a); err != nil {
 			return err
 		}
 	}
-	return nil
+	// Only once every address is in: a sandbox address verified before
+	// its sibling was added would make the case VERIFIED for a moment.
+	return s.startSandbox(ctx, tx, c.CustomerID)
 }
 
 // AddAddress starts verifying one more address of a customer.
 func (s *Service) AddAddress(ctx context.Context, tx Tx, customerID string, in AddressInput) error {
+	added, err := s.addAddress(ctx, tx, customerID, in)
+	if err != nil || !added {
+		return err
+	}
+	return s.startSandbox(ctx, tx, customerID)
+}
+
+// addAddress opens the job of one more address of a customer and reports
+// whether it did (not for a deleted customer, nor twice).
+func (s *Service) addAddress(ctx context.Context, tx Tx, customerID string, in AddressInput) (bool, error) {
 	c, err := tx.Case(ctx, customerID)
 	if err != nil || c.DeletedAt != nil {
-		return ignoreMissing(err)
+		return false, ignoreMissing(err)
 	}
 	if slices.ContainsFunc(c.Jobs, func(j Job) bool { return j.AddressID == in.ID }) {
-		return nil
+		return false, nil
 	}
 	now := s.now().UTC()
 	j := Job{AddressID: in.ID, CustomerID: c.CustomerID, OrgID: c.OrgID, Env: c.Env, Position: len(c.Jobs),
@@ -96,20 +108,20 @@ func (s *Service) AddAddress(ctx context.Context, tx Tx, customerID string, in A
 		due := now.Add(s.sandbox.Delay)
 		j.DueAt = &due
 	} else if j.DueBy, err = dueBy(ctx, tx, c.OrgID, now); err != nil {
-		return err
+		return false, err
 	}
 	if ok, err := tx.InsertJob(ctx, j); err != nil || !ok {
-		return err
+		return false, err
 	}
 	c.Jobs = append(c.Jobs, j)
 	if err := s.changed(ctx, tx, &c, &c.Jobs[len(c.Jobs)-1], nil, now); err != nil || j.Env != EnvLive {
-		return err
+		return err == nil, err
 	}
 	agents, err := tx.ActiveAgents(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
-	return s.offer(ctx, tx, &c, &c.Jobs[len(c.Jobs)-1], agents, now)
+	return true, s.offer(ctx, tx, &c, &c.Jobs[len(c.Jobs)-1], agents, now)
 }
 
 // Refresh updates what a case shows of its customer (names, phone, loan,
