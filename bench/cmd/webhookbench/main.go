@@ -19,6 +19,8 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"os"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -40,6 +42,7 @@ func main() {
 	burst := flag.Int("burst", 0, "throughput mode: commit this many events at once and time their delivery")
 	orgs := flag.Int("orgs", 100, "organizations, one endpoint each")
 	hang := flag.Int("hang", 0, "every n-th endpoint hangs (0: none)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured run (every stage runs in this process) to this file")
 	flag.Parse()
 	ctx := context.Background()
 
@@ -66,6 +69,7 @@ func main() {
 	rc.waitHealthy(len(tenants)-countHanging(tenants), time.Minute)
 	rc.reset()
 
+	stopProfile := profile(*cpuprofile)
 	var sent []sentEvent
 	start := time.Now()
 	if *burst > 0 {
@@ -82,10 +86,39 @@ func main() {
 			healthy++
 		}
 	}
+	loadEnd := time.Now()
+	backlog := healthy - rc.count()
 	rc.waitHealthy(healthy, 2*time.Minute)
+	stopProfile()
 	report(sent, rc, start, *burst > 0)
+	if *burst == 0 {
+		fmt.Printf("  backlog when the load stopped: %d of %d healthy deliveries not yet received (%.1f s later: all)\n",
+			backlog, healthy, time.Since(loadEnd).Seconds())
+	}
+	if err := prod.relayed(ctx, start); err != nil {
+		log.Print(err)
+	}
 	if err := stages(ctx, dbURL, start); err != nil {
 		log.Print(err)
+	}
+}
+
+// profile starts a CPU profile into path (none when empty) and returns
+// its stop.
+func profile(path string) func() {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		log.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
 	}
 }
 
@@ -221,6 +254,12 @@ func (rc *receiver) at(id string) (time.Time, bool) {
 	defer rc.mu.Unlock()
 	t, ok := rc.seen[id]
 	return t, ok
+}
+
+func (rc *receiver) count() int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return len(rc.seen)
 }
 
 func (rc *receiver) reset() {
