@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/kycfield/kyc/e2e/harness"
 	"github.com/kycfield/kyc/pkg/eventually"
 )
 
@@ -39,7 +39,14 @@ func TestSandboxBurstEndsOnceEach(t *testing.T) {
 		P.API(t, "GET", "/api/v1/verification/stats", key, nil).Decode(t, &s)
 		return fmt.Sprintf("%+v", s), s.Verified == burstSize && s.Total == burstSize
 	})
-	listed := verifiedCustomers(t, key)
+	// The list is the customer service's read model, fed by the events
+	// the statistics' counters were written with: it follows them by a
+	// consumer hop, so it is waited for too.
+	var listed map[string]bool
+	eventually.Value(t, 3*time.Minute, "every customer in the VERIFIED list", func() (int, bool) {
+		listed = verifiedCustomers(t, key)
+		return len(listed), len(listed) >= burstSize
+	})
 	for _, id := range ids {
 		if !listed[id] {
 			t.Errorf("customer %s is not in the VERIFIED list", id)
@@ -171,25 +178,15 @@ func platformBacklog(t *testing.T) (lag, outbox int) {
 	t.Helper()
 	for _, u := range P.URLs {
 		text := scrapeMetrics(t, u+"/metrics")
-		lag += gaugeSum(t, text, "kyc_consumer_lag")
-		outbox += gaugeSum(t, text, "kyc_outbox_backlog")
+		l, _, err := harness.GaugeSum(text, "kyc_consumer_lag")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, _, err := harness.GaugeSum(text, "kyc_outbox_backlog")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lag, outbox = lag+int(l), outbox+int(o)
 	}
 	return lag, outbox
-}
-
-func gaugeSum(t *testing.T, text, name string) int {
-	t.Helper()
-	sum := 0
-	for _, line := range strings.Split(text, "\n") {
-		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
-			continue
-		}
-		f := strings.Fields(line)
-		v, err := strconv.ParseFloat(f[len(f)-1], 64)
-		if err != nil {
-			t.Fatalf("%s: %v", line, err)
-		}
-		sum += int(v)
-	}
-	return sum
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kycfield/kyc/e2e/harness"
@@ -124,22 +122,4 @@ func (a *api) verifiedIDs() (map[string]bool, error) {
 		}
 		cursor = page.Pagination.NextCursor
 	}
-}
-
-// metricSum adds up every sample of a gauge in a Prometheus exposition
-// text, and returns the largest single series too.
-func metricSum(text, name string) (sum, largest int64) {
-	for _, line := range strings.Split(text, "\n") {
-		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
-			continue
-		}
-		f := strings.Fields(line)
-		v, err := strconv.ParseFloat(f[len(f)-1], 64)
-		if err != nil {
-			continue
-		}
-		sum += int64(v)
-		largest = max(largest, int64(v))
-	}
-	return sum, largest
 }

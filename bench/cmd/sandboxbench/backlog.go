@@ -61,11 +61,17 @@ func (g *gauges) read() (backlog, error) {
 		if err != nil {
 			return b, fmt.Errorf("%s /metrics: %w", name, err)
 		}
-		lag, largest := metricSum(string(text), "kyc_consumer_lag")
-		out, _ := metricSum(string(text), "kyc_outbox_backlog")
-		b.lag += lag
-		b.lagLargest = max(b.lagLargest, largest)
-		b.outbox += out
+		lag, largest, err := harness.GaugeSum(string(text), "kyc_consumer_lag")
+		if err != nil {
+			return b, fmt.Errorf("%s /metrics: %w", name, err)
+		}
+		out, _, err := harness.GaugeSum(string(text), "kyc_outbox_backlog")
+		if err != nil {
+			return b, fmt.Errorf("%s /metrics: %w", name, err)
+		}
+		b.lag += int64(lag)
+		b.lagLargest = max(b.lagLargest, int64(largest))
+		b.outbox += int64(out)
 	}
 	err := g.reports.QueryRow(context.Background(), `SELECT count(*) FROM renders`).Scan(&b.renders)
 	return b, err

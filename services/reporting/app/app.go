@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/kycfield/kyc/pkg/config"
@@ -63,6 +64,11 @@ type Config struct {
 	// RenderPoll is how often the render worker looks for renders due
 	// without an announcement (retries after a failure).
 	RenderPoll time.Duration `env:"RENDER_POLL" envDefault:"1s"`
+	// RenderWorkers is how many reports render at once. A render waits on
+	// photo reads and MinIO writes as well as the CPU, so one worker left
+	// the queue growing under a burst while a core idled; the claim (FOR
+	// UPDATE SKIP LOCKED) lets workers share the queue. 0: one per core.
+	RenderWorkers int `env:"RENDER_WORKERS" envDefault:"0"`
 	// SigningCertFile and SigningKeyFile (PEM) are the platform's report
 	// signing certificate (chain) and key. Without them every process
 	// makes its own self-signed key at start: reports are still signed,
@@ -113,7 +119,13 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		eps := httpapi.MakeEndpoints(svc, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
 		httpapi.Register(base.Mux, eps, svc, base.Protect, log)
 		base.Subscribe(events.Subscriptions(svc, store.Within)...)
-		base.AddWorker((&render.Worker{Service: svc, Pool: base.DB, Poll: cfg.RenderPoll, Log: log}).Run)
+		workers := cfg.RenderWorkers
+		if workers <= 0 {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		for range workers {
+			base.AddWorker((&render.Worker{Service: svc, Pool: base.DB, Poll: cfg.RenderPoll, Log: log}).Run)
+		}
 		return nil
 	})
 }
