@@ -123,9 +123,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 		if workers <= 0 {
 			workers = runtime.GOMAXPROCS(0)
 		}
-		for range workers {
-			base.AddWorker((&render.Worker{Service: svc, Pool: base.DB, Poll: cfg.RenderPoll, Log: log}).Run)
-		}
+		base.AddWorker((&render.Worker{Service: svc, Pool: base.DB, Poll: cfg.RenderPoll, Parallel: workers, Log: log}).Run)
 		return nil
 	})
 }
