@@ -20,13 +20,13 @@ import (
 // one, and a retried render (which falls due later, unannounced) when it
 // falls due; idle, it sleeps instead of polling.
 //
-// One listener takes each announcement. Only when it finds a render does
-// it call in up to Parallel-1 more renderers, which stop at the first
-// empty claim: a render waits on photo reads and MinIO as well as the
-// CPU, so a queue drains faster with a few at once, while a lone render
-// costs one empty claim more, not one per renderer (independent listeners
-// would each wake, claim nothing and look up the next due time at every
-// announcement).
+// One listener takes each announcement. Only when it finds a queue (a
+// second render right after the first) does it call in up to Parallel-1
+// more renderers, which stop at the first empty claim: a render waits on
+// photo reads and MinIO as well as the CPU, so a queue drains faster with
+// a few at once, while a lone render costs what it did with one worker
+// (independent listeners would each wake, claim nothing and look up the
+// next due time at every announcement).
 type Worker struct {
 	Service  *report.Service
 	Pool     *pgxpool.Pool
@@ -41,7 +41,9 @@ func (w *Worker) Run(ctx context.Context) error {
 	return pgdb.Worker{Pool: w.Pool, Channel: postgres.NotifyChannel, Poll: w.Poll, Log: w.Log, Name: "render worker",
 		Next: func(ctx context.Context) (time.Time, error) { return postgres.NextRenderDue(ctx, w.Pool) },
 		Work: func(ctx context.Context) (bool, error) {
-			if !w.renderOne(ctx) {
+			// Two renders in a row mean a queue: only then are the others
+			// called in. A lone render costs what it did with one worker.
+			if !w.renderOne(ctx) || !w.renderOne(ctx) {
 				return false, nil
 			}
 			var wg sync.WaitGroup
