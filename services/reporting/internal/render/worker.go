@@ -43,7 +43,10 @@ func (w *Worker) Run(ctx context.Context) error {
 		Work: func(ctx context.Context) (bool, error) {
 			// Two renders in a row mean a queue: only then are the others
 			// called in. A lone render costs what it did with one worker.
-			if !w.renderOne(ctx) || !w.renderOne(ctx) {
+			if !w.renderOne(ctx) {
+				return false, nil
+			}
+			if !w.renderOne(ctx) {
 				return false, nil
 			}
 			var wg sync.WaitGroup
