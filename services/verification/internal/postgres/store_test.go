@@ -256,20 +256,7 @@ func TestSandboxTakesACustomerToVerified(t *testing.T) {
 
 	evs := f.outbox(t)
 	final := checkHistories(t, evs)
-	// Both PENDING events from Open, then each address through its visit
-	// (ASSIGNED, IN_PROGRESS, VERIFIED), then the completion.
-	var got []string
-	for _, e := range evs {
-		if e.Type == verification.EventAddressUpdated {
-			got = append(got, fmt.Sprintf("%d:%s/%d", slices.Index(addrs, e.Data.AddressID), e.Data.Status, e.Data.Sequence))
-		} else {
-			got = append(got, e.Type)
-		}
-	}
-	want := "0:PENDING/1 1:PENDING/1 0:ASSIGNED/2 0:IN_PROGRESS/3 0:VERIFIED/4 1:ASSIGNED/2 1:IN_PROGRESS/3 1:VERIFIED/4 verification.completed"
-	if strings.Join(got, " ") != want {
-		t.Fatalf("events\n got %s\nwant %s", strings.Join(got, " "), want)
-	}
+	checkTwoAddressVisit(t, evs, addrs)
 	if done := final[cid]; done.Data.OverallStatus != verification.Verified || len(done.Data.Addresses) != 2 || done.Data.CustomerID != cid {
 		t.Fatalf("completed event %+v", done.Data)
 	}
@@ -789,18 +776,7 @@ func TestImmediateSandboxVerifiesInTheTransactionThatOpens(t *testing.T) {
 
 	evs := f.outbox(t)
 	checkHistories(t, evs)
-	var got []string
-	for _, e := range evs {
-		if e.Type == verification.EventAddressUpdated {
-			got = append(got, fmt.Sprintf("%d:%s/%d", slices.Index(addrs, e.Data.AddressID), e.Data.Status, e.Data.Sequence))
-		} else {
-			got = append(got, e.Type)
-		}
-	}
-	want := "0:PENDING/1 1:PENDING/1 0:ASSIGNED/2 0:IN_PROGRESS/3 0:VERIFIED/4 1:ASSIGNED/2 1:IN_PROGRESS/3 1:VERIFIED/4 verification.completed"
-	if strings.Join(got, " ") != want {
-		t.Fatalf("events\n got %s\nwant %s", strings.Join(got, " "), want)
-	}
+	checkTwoAddressVisit(t, evs, addrs)
 	var txs int
 	if err := f.pool.QueryRow(f.ctx, `SELECT count(DISTINCT xmin::text) FROM outbox`).Scan(&txs); err != nil || txs != 1 {
 		t.Fatalf("the events were written by %d transactions (%v); want 1", txs, err)
@@ -876,4 +852,23 @@ func TestImmediateSandboxThatDiesMidwayLeavesNothing(t *testing.T) {
 		t.Fatalf("%d events, final %q; want 9 ending in the completion", len(evs), final[in.CustomerID].Type)
 	}
 	checkCounters(t, f)
+}
+
+// checkTwoAddressVisit holds evs to a sandbox visit of two addresses: both
+// PENDING events from the opening, then each address through its visit
+// (ASSIGNED, IN_PROGRESS, VERIFIED) in turn, then the completion.
+func checkTwoAddressVisit(t *testing.T, evs []published, addrs []string) {
+	t.Helper()
+	var got []string
+	for _, e := range evs {
+		if e.Type == verification.EventAddressUpdated {
+			got = append(got, fmt.Sprintf("%d:%s/%d", slices.Index(addrs, e.Data.AddressID), e.Data.Status, e.Data.Sequence))
+		} else {
+			got = append(got, e.Type)
+		}
+	}
+	want := "0:PENDING/1 1:PENDING/1 0:ASSIGNED/2 0:IN_PROGRESS/3 0:VERIFIED/4 1:ASSIGNED/2 1:IN_PROGRESS/3 1:VERIFIED/4 verification.completed"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("events\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
 }
