@@ -157,7 +157,13 @@ func auditedRequests(t *testing.T) map[string]string {
 // reads it, filtered by actor and outcome, newest first.
 func auditOf(t *testing.T, owner *browser, actor, outcome string) []teamAuditEntry {
 	t.Helper()
-	q := url.Values{"actor": {actor}, "outcome": {outcome}, "limit": {"200"}}
+	return auditQuery(t, owner, url.Values{"actor": {actor}, "outcome": {outcome}, "limit": {"200"}})
+}
+
+// auditQuery is one page of the organization's audit log as owner reads
+// it with the filters in q.
+func auditQuery(t *testing.T, owner *browser, q url.Values) []teamAuditEntry {
+	t.Helper()
 	r := owner.call("GET", "/dashboard/v1/audit?"+q.Encode(), nil)
 	if r.Status != http.StatusOK {
 		t.Fatalf("audit %s: %d %s", q.Encode(), r.Status, r.Body)

@@ -116,15 +116,7 @@ func TestTeamsRolesAndAudit(t *testing.T) {
 	}
 
 	// The owner's audit log, filtered by the viewer and refusals.
-	audit := func(q url.Values) []teamAuditEntry {
-		r := owner.call("GET", "/dashboard/v1/audit?"+q.Encode(), nil)
-		if r.Status != http.StatusOK {
-			t.Fatalf("audit %s: %d %s", q.Encode(), r.Status, r.Body)
-		}
-		var page struct{ Entries []teamAuditEntry }
-		r.Decode(t, &page)
-		return page.Entries
-	}
+	audit := func(q url.Values) []teamAuditEntry { return auditQuery(t, owner, q) }
 	find := func(es []teamAuditEntry, action, outcome string) *teamAuditEntry {
 		for i := range es {
 			if es[i].Action == action && es[i].Outcome == outcome {
