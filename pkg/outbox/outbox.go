@@ -27,8 +27,25 @@ func Migration() pgdb.Migration {
 	return pgdb.Migration{VersionTable: "outbox_schema_version", Files: sub}
 }
 
-// notifyChannel wakes the relay as soon as a transaction with events commits.
+// notifyChannel wakes an idle relay as soon as a transaction with events
+// commits.
 const notifyChannel = "kyc_outbox"
+
+// writersLockKey is the advisory lock every transaction that writes
+// events holds, shared, from just before it reads outbox_relay.idle until
+// it ends. A relay going idle takes it exclusively for an instant, which
+// it can only do once every writer that may have read "busy" has ended
+// (relay_idle.go).
+const writersLockKey = 0x6b79635f6f757477 // "kyc_outw"
+
+// notifyIfIdle NOTIFYs only when the relay is idle. It is a statement of
+// its own, after the lock's, so that under READ COMMITTED it reads the
+// flag as committed after the lock was granted. A transaction under
+// REPEATABLE READ or SERIALIZABLE reads it as of its first statement,
+// which may be before the relay went idle, so such a transaction always
+// NOTIFYs.
+const notifyIfIdle = `SELECT pg_notify($1, '') FROM outbox_relay
+	WHERE idle OR current_setting('transaction_isolation') <> 'read committed'`
 
 // Message is one event bound for a topic, keyed so that events of the same
 // aggregate (a customer, an organization) keep their order.
@@ -38,8 +55,10 @@ type Message struct {
 	Event event.Event
 }
 
-// Add inserts messages in tx. NOTIFY is delivered only if tx commits.
-// Each row keeps ctx's trace context, which the relay publishes with it.
+// Add inserts messages in tx, and NOTIFYs the relay if it is idle (the
+// NOTIFY is delivered only if tx commits; a busy relay finds the rows
+// without one). Each row keeps ctx's trace context, which the relay
+// publishes with it.
 func Add(ctx context.Context, tx pgx.Tx, msgs ...Message) error {
 	if len(msgs) == 0 {
 		return nil
@@ -54,7 +73,8 @@ func Add(ctx context.Context, tx pgx.Tx, msgs ...Message) error {
 		b.Queue(`INSERT INTO outbox (event_id, event_type, topic, msg_key, payload, traceparent) VALUES ($1, $2, $3, $4, $5, $6)`,
 			m.Event.ID, m.Event.Type, m.Topic, m.Key, payload, tp)
 	}
-	b.Queue(`SELECT pg_notify($1, '')`, notifyChannel)
+	b.Queue(`SELECT pg_advisory_xact_lock_shared($1)`, int64(writersLockKey))
+	b.Queue(notifyIfIdle, notifyChannel)
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("outbox: insert: %w", err)
 	}

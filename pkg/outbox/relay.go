@@ -37,12 +37,17 @@ type Relay struct {
 	poll      time.Duration
 	retention time.Duration
 	tracer    trace.Tracer
+	// linger and lingerPolls: a busy relay that finds nothing looks
+	// again lingerPolls times, linger apart, before it goes idle.
+	linger      time.Duration
+	lingerPolls int
+	hooks       relayHooks
 }
 
 // NewRelay returns a relay over pool publishing with pub.
 func NewRelay(pool *pgxpool.Pool, pub Publisher, log *slog.Logger) *Relay {
 	return &Relay{pool: pool, pub: pub, log: log, batch: 200, poll: safetyPoll, retention: 7 * 24 * time.Hour,
-		tracer: noop.NewTracerProvider().Tracer("")}
+		tracer: noop.NewTracerProvider().Tracer(""), linger: defaultLinger, lingerPolls: defaultLingerPolls}
 }
 
 // WithTracing makes the relay publish each message in a producer span,
@@ -53,29 +58,38 @@ func (r *Relay) WithTracing(tp trace.TracerProvider) *Relay {
 	return r
 }
 
-// safetyPoll is how often the relay looks without being woken. Every
-// row is written by Add, whose transaction NOTIFYs the relay at commit,
-// and a relay LISTENs before its first round, so a row is never left for
-// the poll to find: after a lost connection the new session drains
-// first. The poll is only a net for rows written some other way (by hand,
-// a data migration). At one second it was six transactions a second in
-// an idle make run (one per service database).
+// safetyPoll is how often an idle relay looks without being woken. Every
+// row is written by Add, whose transaction NOTIFYs an idle relay at
+// commit (relay_idle.go says why a busy one needs no NOTIFY), and a relay
+// LISTENs before its first round, so a row is never left for the poll to
+// find: after a lost connection the new session drains first. The poll
+// is only a net for rows written some other way (by hand, a data
+// migration). At one second it was six transactions a second in an idle
+// make run (one per service database).
 const safetyPoll = 30 * time.Second
 
 // relayLockKey is the advisory lock id electing the publishing relay.
 const relayLockKey = 0x6b79635f6f7574 // "kyc_out"
 
+// defaultLinger and defaultLingerPolls: see Relay.linger.
+const (
+	defaultLinger      = 2 * time.Millisecond
+	defaultLingerPolls = 1
+)
+
 // Run publishes until ctx ends. Failures are logged and retried.
 func (r *Relay) Run(ctx context.Context) error {
 	var lastPrune time.Time
+	var s relaySession
 	return pgdb.Worker{
 		Pool: r.pool, Channel: notifyChannel, Poll: r.poll, Restart: 2 * time.Second, Log: r.log, Name: "outbox relay",
 		Start: func(ctx context.Context, conn *pgxpool.Conn) error {
 			lastPrune = time.Time{}
+			s = relaySession{conn: conn} // busy until it has gone idle itself
 			return elect(ctx, conn)
 		},
 		Work: func(ctx context.Context) (bool, error) {
-			n, err := r.drain(ctx)
+			more, err := r.round(ctx, &s)
 			if err != nil {
 				return false, err
 			}
@@ -83,7 +97,7 @@ func (r *Relay) Run(ctx context.Context) error {
 				r.prune(ctx)
 				lastPrune = time.Now()
 			}
-			return n == r.batch, nil
+			return more, nil
 		},
 	}.Run(ctx)
 }
