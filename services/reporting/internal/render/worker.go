@@ -102,8 +102,8 @@ func (w *Worker) renderOne(ctx context.Context, due *dueTimes) bool {
 	case err != nil:
 		w.Log.WarnContext(ctx, "report render failed; will retry", "err", err)
 	}
-	if did && !next.After(time.Now()) {
-		return true
+	if did && !next.IsZero() && !next.After(time.Now()) {
+		return true // another is due now (zero: none queued)
 	}
 	due.note(next)
 	return false
