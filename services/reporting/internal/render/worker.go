@@ -58,7 +58,10 @@ func (w *Worker) Run(ctx context.Context) error {
 			due.reset()
 			// Two renders in a row mean a queue: only then are the others
 			// called in. A lone render costs what it did with one worker.
-			if !w.renderOne(ctx, &due) || !w.renderOne(ctx, &due) {
+			if !w.renderOne(ctx, &due) {
+				return false, due.failure()
+			}
+			if !w.renderOne(ctx, &due) {
 				return false, due.failure()
 			}
 			var wg sync.WaitGroup
