@@ -132,8 +132,13 @@ func TestAgentAppTaskCards(t *testing.T) {
 	// A reviewer's note on a task (the review step is yet to come: the
 	// note is put on the phone's copy of the list, which the app shows
 	// with no network).
+	// The page is first reloaded offline: a list fetched by the page
+	// before (its answer still on the way on a loaded machine) would
+	// otherwise be stored over the edited copy, note and all.
 	p.do(chromedp.PollFunction[chromedp.Void](`() => navigator.serviceWorker.controller !== null`))
 	p.online(false)
+	p.do(chromedp.Reload())
+	p.see("Offline: the list as it was at")
 	p.do(chromedp.Evaluate[chromedp.Void](`(() => { const c = JSON.parse(localStorage.getItem("kyc.tasks"));
 		c.tasks[0].reviewNote = "Photograph the house number, please."; localStorage.setItem("kyc.tasks", JSON.stringify(c)); })()`),
 		chromedp.Reload())

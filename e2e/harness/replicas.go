@@ -15,6 +15,11 @@ import (
 // needs to cover a request already on its way.
 const shutdownDelay = 500 * time.Millisecond
 
+// replicaDrain is SHUTDOWN_TIMEOUT for replicated services: above the
+// 6 s net/http may wait for an unused connection, below the 20 s drain
+// bound the replica tests hold a stop to.
+const replicaDrain = 10 * time.Second
+
 // Replica is one instance of a service run as several.
 type Replica struct {
 	URL  string
@@ -41,6 +46,10 @@ func (p *Platform) balance(o Options) error {
 		// As in a pod (see StopReplica): serve on for a moment after
 		// SIGTERM, while the balancer stops sending requests here.
 		p.envs[name]["SHUTDOWN_DELAY"] = shutdownDelay.String()
+		// net/http's Shutdown counts a connection dialled but not yet used
+		// (a proxy's spare dial, common under load) as busy until it is
+		// 5-6 s old, so a drain bound of 5 s could expire on it alone.
+		p.envs[name]["SHUTDOWN_TIMEOUT"] = replicaDrain.String()
 	}
 	return nil
 }

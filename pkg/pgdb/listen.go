@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -31,16 +32,16 @@ func Listen(ctx context.Context, pool *pgxpool.Pool, channel string) (*Listener,
 // connection (an advisory lock held while listening).
 func (l *Listener) Conn() *pgxpool.Conn { return l.conn }
 
-// Wait returns when a notification arrives or after max, whichever is
-// first; an error means the connection is broken (or ctx ended).
-func (l *Listener) Wait(ctx context.Context, max time.Duration) error {
+// Wait returns the notification that arrived, or nil after max, whichever
+// is first; an error means the connection is broken (or ctx ended).
+func (l *Listener) Wait(ctx context.Context, max time.Duration) (*pgconn.Notification, error) {
 	wctx, cancel := context.WithTimeout(ctx, max)
 	defer cancel()
-	_, err := l.conn.Conn().WaitForNotification(wctx)
+	n, err := l.conn.Conn().WaitForNotification(wctx)
 	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-		return nil
+		return nil, nil
 	}
-	return err
+	return n, err
 }
 
 // Close closes the connection rather than returning it to the pool: it

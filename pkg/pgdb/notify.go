@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/kycfield/kyc/pkg/backoff"
@@ -41,6 +42,12 @@ type Worker struct {
 	// every Poll: an idle platform then costs nothing, and timed work is
 	// taken when it falls due rather than up to a Poll later.
 	Next func(ctx context.Context) (time.Time, error)
+	// Done, if set, says that a notification (by its payload) announces
+	// work this worker has done already: one whose NOTIFY was still
+	// waiting to be read when a round took its work (the round saw the
+	// committed row first). The worker then goes on waiting instead of
+	// starting a round that would find nothing.
+	Done func(payload string) bool
 	// Idle bounds the sleep when Next finds nothing due (a net for work
 	// written without a NOTIFY); a minute by default.
 	Idle time.Duration
@@ -123,19 +130,32 @@ func (w Worker) sleep(ctx context.Context) (time.Duration, error) {
 	return min(max(d, w.Poll), max(idle, w.Poll)), nil
 }
 
-// wait returns at a notification, a Wake, when the next timed work falls
-// due, or when ctx ends; an error means the connection is broken.
+// wait returns at a notification of work not Done, a Wake, when the next
+// timed work falls due, or when ctx ends; an error means the connection
+// is broken.
 func (w Worker) wait(ctx context.Context, l *Listener) error {
 	d, err := w.sleep(ctx)
 	if err != nil {
 		return err
 	}
+	until := time.Now().Add(d)
+	for {
+		n, err := w.waitOnce(ctx, l, time.Until(until))
+		if err != nil || n == nil || w.Done == nil || !w.Done(n.Payload) {
+			return err
+		}
+	}
+}
+
+// waitOnce returns the notification that arrived, or nil at a Wake or
+// after d.
+func (w Worker) waitOnce(ctx context.Context, l *Listener, d time.Duration) (*pgconn.Notification, error) {
 	if w.Wake == nil {
 		return l.Wait(ctx, d)
 	}
 	select {
 	case <-w.Wake:
-		return nil
+		return nil, nil
 	default:
 	}
 	// A wake cancels the wait; pgx ends a cancelled wait with a read
@@ -151,9 +171,9 @@ func (w Worker) wait(ctx context.Context, l *Listener) error {
 		case <-waiting:
 		}
 	}()
-	err = l.Wait(wctx, d)
+	n, err := l.Wait(wctx, d)
 	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
-		return nil // woken
+		return nil, nil // woken
 	}
-	return err
+	return n, err
 }

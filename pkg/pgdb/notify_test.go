@@ -216,3 +216,36 @@ func TestWorkerRestartsOnANewConnection(t *testing.T) {
 		t.Fatalf("three failures retried within %v: the pause does not grow", d)
 	}
 }
+
+// A notification whose work a round already took (Done) starts no round,
+// so a worker that took a render before reading its NOTIFY does not then
+// claim and find nothing; other notifications still wake it.
+func TestWorkerSkipsNotificationsOfWorkDone(t *testing.T) {
+	t.Parallel()
+	pool, _ := pgtest.NewDB(t)
+	r := newRounds()
+	barrier := make(chan int64, 1)
+	start(t, pgdb.Worker{Pool: pool, Channel: "test_done", Poll: time.Hour, Work: r.work,
+		Done: func(payload string) bool {
+			if payload == "barrier" {
+				barrier <- r.n.Load() // every earlier notification is handled by now
+			}
+			return payload == "taken"
+		}})
+	r.next(t, 5*time.Second, "the first round runs at once")
+	if _, err := pool.Exec(context.Background(), `SELECT pg_notify('test_done', 'taken'), pg_notify('test_done', 'new')`); err != nil {
+		t.Fatal(err)
+	}
+	r.next(t, 2*time.Second, "a notification of new work wakes it")
+	if _, err := pool.Exec(context.Background(), `SELECT pg_notify('test_done', 'barrier')`); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case n := <-barrier:
+		if n != 2 {
+			t.Fatalf("%d rounds before the barrier; want 2 (the first, and the new work's, none for the work taken)", n)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the barrier notification was not read")
+	}
+}

@@ -72,20 +72,20 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 			return err
 		}
 		base.Health.Add("minio", objstore.Check(mc, cfg.Bucket))
-		photos, err := sandbox.StorePhotos(ctx, mc, cfg.Bucket)
+		mock, err := sandbox.StorePhotos(ctx, mc, cfg.Bucket)
 		if err != nil {
 			return err
 		}
 		render := view.Renderer{BaseURL: cfg.PublicURL}
 		store := postgres.New(base.DB, base.Bus.Topic(event.TopicVerification), events.Publisher{View: render}.Of)
 		store.AuditOn(base.Bus.Topic(event.TopicStaffAudit))
-		svc := verification.NewService(store, time.Now, verification.Sandbox{Delay: cfg.SandboxDelay, Photos: photos,
+		svc := verification.NewService(store, time.Now, verification.Sandbox{Delay: cfg.SandboxDelay, Photos: mock.Sizes,
 			Immediate: cfg.SandboxDelay <= 0})
 		svc.AskCustomers(base.Finder(cfg.CustomerURL, func(id string) string { return "/api/v1/customers/" + url.PathEscape(id) }))
 		if err := countOutcomes(svc, base.Tel.Meter(name)); err != nil {
 			return err
 		}
-		bucket := objstore.Bucket{Client: mc, Name: cfg.Bucket}
+		bucket := sandbox.Photos{Bucket: objstore.Bucket{Client: mc, Name: cfg.Bucket}, Mock: mock}
 		eps := httpapi.MakeEndpoints(svc, render, bucket, kitserver.NewInstrumenter(log, base.Tel.Meter(name)))
 		httpapi.Register(base.Mux, eps, svc, bucket, base.Protect, log)
 		httpapi.RegisterOps(base.Mux, eps.Ops, base.Protect, log)

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/kycfield/kyc/pkg/ids"
+	"github.com/kycfield/kyc/pkg/principal"
 
 	"github.com/kycfield/kyc/services/reporting/internal/report"
 )
@@ -43,6 +44,14 @@ type Shrinker interface {
 func (c Cached) Thumbnail(ctx context.Context, orgID, env, customerID, photoID string) ([]byte, error) {
 	if !ids.Valid("cus", customerID) || !ids.Valid("pho", photoID) {
 		return nil, fmt.Errorf("%w: not a photo id", report.ErrPhotoUnavailable)
+	}
+	if env != string(principal.EnvLive) {
+		// The sandbox's evidence is only ever its mock photos (agents are
+		// sent live work only), which the source keeps in memory by
+		// content: looking in the bucket first was a MinIO request per
+		// photo per sandbox customer that never found anything.
+		b, _, err := c.fetch(ctx, orgID, env, customerID, photoID)
+		return b, err
 	}
 	key := "thumbnails/" + orgID + "/" + env + "/" + customerID + "/" + photoID + ".jpg"
 	if b, ok := c.get(ctx, key); ok {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync/atomic"
 	"testing"
 
@@ -76,7 +77,7 @@ func TestOnlyShrunkThumbnailsAreStored(t *testing.T) {
 	c := evidence.Cached{Source: src, Store: objstore.Bucket{Client: mc, Name: name}}
 	ctx := context.Background()
 	for range 2 {
-		if _, err := c.Thumbnail(ctx, "org_a", "test", customer, photoID); err != nil {
+		if _, err := c.Thumbnail(ctx, "org_a", "live", customer, photoID); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -84,11 +85,49 @@ func TestOnlyShrunkThumbnailsAreStored(t *testing.T) {
 		t.Fatalf("a reused thumbnail: %d fetches, want 2 (not stored)", n)
 	}
 	for range 2 {
-		if _, err := c.Thumbnail(ctx, "org_a", "test", customer, fresh); err != nil {
+		if _, err := c.Thumbnail(ctx, "org_a", "live", customer, fresh); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if n := src.calls.Load(); n != 3 {
 		t.Fatalf("a shrunk thumbnail: %d fetches in all, want 3 (stored once, then read)", n)
+	}
+}
+
+// storeCalls is a bucket that only counts what it is asked.
+type storeCalls struct{ gets, puts atomic.Int32 }
+
+func (s *storeCalls) PutSized(_ context.Context, _ string, _ io.Reader, size int64, _ string) (int64, error) {
+	s.puts.Add(1)
+	return size, nil
+}
+
+func (s *storeCalls) Get(context.Context, string) (io.ReadCloser, error) {
+	s.gets.Add(1)
+	return nil, errors.New("not stored")
+}
+
+// TestSandboxThumbnailsSkipTheBucket: a sandbox report's photos (always
+// the mock photos, kept by the source) are asked of the source every
+// time and never looked for in, or written to, the bucket; a live
+// report's are.
+func TestSandboxThumbnailsSkipTheBucket(t *testing.T) {
+	ctx := context.Background()
+	src, store := &recent{}, &storeCalls{}
+	c := evidence.Cached{Source: src, Store: store}
+	for _, id := range []string{photoID, fresh, fresh} {
+		b, err := c.Thumbnail(ctx, "org_a", "test", customer, id)
+		if err != nil || !bytes.Contains(b, []byte(id)) {
+			t.Fatalf("sandbox thumbnail of %s: %q, %v", id, b, err)
+		}
+	}
+	if g, p, n := store.gets.Load(), store.puts.Load(), src.calls.Load(); g != 0 || p != 0 || n != 3 {
+		t.Fatalf("sandbox: %d bucket reads, %d writes, %d fetches; want 0, 0, 3", g, p, n)
+	}
+	if _, err := c.Thumbnail(ctx, "org_a", "live", customer, fresh); err != nil {
+		t.Fatal(err)
+	}
+	if g, p := store.gets.Load(), store.puts.Load(); g != 1 || p != 1 {
+		t.Fatalf("live: %d bucket reads, %d writes; want 1 and 1", g, p)
 	}
 }

@@ -88,11 +88,11 @@ func (f fixture) outcome(t *testing.T, e event.Event) {
 func (f fixture) rendered(t *testing.T) {
 	t.Helper()
 	for {
-		did, err := f.svc.RenderNext(context.Background())
+		id, _, err := f.svc.RenderNext(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !did {
+		if id == "" {
 			return
 		}
 	}

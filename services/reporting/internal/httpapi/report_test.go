@@ -125,8 +125,8 @@ func TestOutcomeBeforeProfileWaits(t *testing.T) {
 	who := newTenant("live")
 	id := "cus_" + strings.Repeat("ab", 16)
 	apply(t, f.outcomes, outcome(t, who, id, report.Verified))
-	if did, err := f.svc.RenderNext(context.Background()); !did || !errors.Is(err, report.ErrProfileMissing) {
-		t.Fatalf("render without the profile: %v %v", did, err)
+	if took, _, err := f.svc.RenderNext(context.Background()); took == "" || !errors.Is(err, report.ErrProfileMissing) {
+		t.Fatalf("render without the profile: %q %v", took, err)
 	}
 	if r := f.report(t, who, id); r.status != http.StatusNotFound {
 		t.Fatalf("before the profile: %d %s", r.status, r.body)
@@ -161,7 +161,7 @@ func TestConcurrentRendersGetDistinctVersionsInOrder(t *testing.T) {
 	errs := make(chan error, 4)
 	for range 4 {
 		wg.Go(func() {
-			_, err := f.svc.RenderNext(context.Background())
+			_, _, err := f.svc.RenderNext(context.Background())
 			errs <- err
 		})
 	}

@@ -36,8 +36,8 @@ func TestARenderEndsOnlyOnceItsReportIsStored(t *testing.T) {
 	store := postgres.New(f.pool, "reporting-events", events.Publisher{ReportURL: links.ReportURL}.Of)
 	broken := report.NewService(store, down, pdf.Renderer{}, nil, time.Now, links)
 	apply(t, f.outcomes, outcome(t, who, id, report.Verified))
-	if did, err := broken.RenderNext(context.Background()); !did || err == nil {
-		t.Fatalf("store down: %v %v, want a render that failed", did, err)
+	if took, _, err := broken.RenderNext(context.Background()); took == "" || err == nil {
+		t.Fatalf("store down: %q %v, want a render that failed", took, err)
 	}
 	if n := f.count(t, `SELECT count(*) FROM reports`); n != 0 || f.count(t, `SELECT count(*) FROM renders`) != 1 {
 		t.Fatalf("%d reports written while the store was down, or the render was dropped", n)

@@ -6,33 +6,95 @@ import (
 	"slices"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/pkg/telemetry"
 	"github.com/kycfield/kyc/services/reporting/internal/report"
 )
 
 // NotifyChannel is where a queued render is announced (NOTIFY, sent at
-// commit), so the render worker wakes at once instead of at its next poll.
+// commit, with the render's id), so the render worker wakes at once
+// instead of at its next poll.
 const NotifyChannel = "reporting_renders"
 
-// ClaimRender implements report.Repository. A customer's renders are taken
-// one at a time, oldest first, so its versions number in the order their
-// events came.
-func (s *Store) ClaimRender(ctx context.Context, lease time.Duration) (report.Render, bool, error) {
-	var r report.Render
-	err := s.Pool().QueryRow(ctx, `UPDATE renders SET not_before = now() + $1::interval, attempts = attempts + 1
-		WHERE id = (SELECT id FROM renders r WHERE not_before <= now()
-			AND NOT EXISTS (SELECT 1 FROM renders o WHERE o.customer_id = r.customer_id AND (o.queued_at, o.id) < (r.queued_at, r.id))
-			ORDER BY queued_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
-		RETURNING id, org_id, env, customer_id, attempts - 1, traceparent`, lease).
-		Scan(&r.ID, &r.OrgID, &r.Env, &r.CustomerID, &r.Attempts, &r.Trace)
-	if pgdb.IsNoRows(err) {
-		return r, false, nil
+// head is true of a render r that a claim may take: no older render of
+// its customer is queued, so a customer's versions number in the order
+// their events came. $2 names a render to leave out (one being removed
+// in the same statement; ” for none).
+const head = `NOT EXISTS (SELECT 1 FROM renders o WHERE o.customer_id = r.customer_id AND o.id <> $2
+	AND (o.queued_at, o.id) < (r.queued_at, r.id))`
+
+// nextDue is when the earliest render a claim could take falls due,
+// leaving $2 out (NULL: none queued). A render due now is found walking
+// the queue in order, which stops at the first (a backlog is not read
+// through); only when none is due are the heads' times compared.
+const nextDue = `coalesce(
+	(SELECT r.not_before FROM renders r WHERE r.not_before <= now() AND r.id <> $2 AND ` + head + `
+		ORDER BY r.queued_at, r.id LIMIT 1),
+	(SELECT min(r.not_before) FROM renders r WHERE r.id <> $2 AND ` + head + `))`
+
+// claimSQL leases the oldest due head and returns it with its customer's
+// outcome and documents; when it leases none, one row with only the next
+// due time. One statement instead of three round trips (a claim, a read
+// of the outcome, and, when the queue ran dry, a query for the next due
+// time). The next due time is read in the statement's snapshot, from
+// before the lease: it is only returned when nothing was leased.
+const claimSQL = `WITH claimed AS (
+	UPDATE renders SET not_before = now() + $1::interval, attempts = attempts + 1
+	WHERE id = (SELECT r.id FROM renders r WHERE r.not_before <= now() AND ` + head + `
+		ORDER BY r.queued_at, r.id LIMIT 1 FOR UPDATE SKIP LOCKED)
+	RETURNING id, org_id, env, customer_id, attempts - 1 AS attempts, traceparent)
+SELECT c.id, c.org_id, c.env, c.customer_id, c.attempts, c.traceparent, o.outcome,
+	(SELECT json_agg(d.document ORDER BY d.added_at, d.document_id) FROM documents d
+		WHERE d.customer_id = c.customer_id AND d.org_id = c.org_id AND d.env = c.env),
+	NULL::timestamptz
+FROM claimed c LEFT JOIN outcomes o ON o.customer_id = c.customer_id AND o.org_id = c.org_id AND o.env = c.env
+UNION ALL
+SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ` + nextDue + ` WHERE NOT EXISTS (SELECT 1 FROM claimed)`
+
+// ClaimRender implements report.Repository.
+func (s *Store) ClaimRender(ctx context.Context, lease time.Duration) (report.Claim, error) {
+	var c report.Claim
+	var id, org, env, customer, trace *string
+	var attempts *int
+	var outcome, docs []byte
+	var next *time.Time
+	err := s.Pool().QueryRow(ctx, claimSQL, lease, "").
+		Scan(&id, &org, &env, &customer, &attempts, &trace, &outcome, &docs, &next)
+	if err != nil || id == nil {
+		if next != nil {
+			c.Next = *next
+		}
+		return c, err
 	}
-	return r, err == nil, err
+	c.Claimed = true
+	c.Render = report.Render{ID: *id, OrgID: *org, Env: *env, CustomerID: *customer, Attempts: *attempts, Trace: *trace}
+	if outcome == nil {
+		return c, nil
+	}
+	c.HasOutcome = true
+	c.Outcome, err = decodeOutcome(outcome, docs)
+	return c, err
+}
+
+// decodeOutcome is an outcome (jsonb) with the documents added since (a
+// JSON array, or nil) that it does not name, in the order they came.
+func decodeOutcome(outcome, docs []byte) (report.Outcome, error) {
+	var o report.Outcome
+	if err := json.Unmarshal(outcome, &o); err != nil {
+		return o, err
+	}
+	var added []report.Document
+	if docs != nil {
+		if err := json.Unmarshal(docs, &added); err != nil {
+			return o, err
+		}
+	}
+	for _, d := range added {
+		if !slices.ContainsFunc(o.Documents, func(x report.Document) bool { return x.ID == d.ID }) {
+			o.Documents = append(o.Documents, d)
+		}
+	}
+	return o, nil
 }
 
 // RetryRender implements report.Repository.
@@ -48,14 +110,22 @@ func (t txn) QueueRender(ctx context.Context, r report.Render) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.tx.Exec(ctx, `SELECT pg_notify($1, '')`, NotifyChannel)
+	// The payload names the render, so that a worker that took it before
+	// reading this notification knows it has nothing new to do.
+	_, err = t.tx.Exec(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, r.ID)
 	return err
 }
 
-// FinishRender implements report.Tx.
-func (t txn) FinishRender(ctx context.Context, id string) error {
-	_, err := t.tx.Exec(ctx, `DELETE FROM renders WHERE id = $1`, id)
-	return err
+// FinishRender implements report.Tx: the next due time is read in the
+// statement that removes the render (its snapshot still holds the row, so
+// the row is left out by id).
+func (t txn) FinishRender(ctx context.Context, id string) (time.Time, error) {
+	var next *time.Time
+	err := t.tx.QueryRow(ctx, `WITH gone AS (DELETE FROM renders WHERE id = $1) SELECT `+nextDue, id, id).Scan(&next)
+	if err != nil || next == nil {
+		return time.Time{}, err
+	}
+	return *next, nil
 }
 
 // SaveOutcome implements report.Tx.
@@ -73,36 +143,18 @@ func (t txn) SaveOutcome(ctx context.Context, orgID, env string, o report.Outcom
 // Outcome implements report.Tx: the outcome's documents, then those added
 // since that it does not name, in the order they came.
 func (t txn) Outcome(ctx context.Context, orgID, env, customerID string) (report.Outcome, bool, error) {
-	var o report.Outcome
-	var b []byte
-	err := t.tx.QueryRow(ctx, `SELECT outcome FROM outcomes WHERE customer_id = $1 AND org_id = $2 AND env = $3`,
-		customerID, orgID, env).Scan(&b)
+	var outcome, docs []byte
+	err := t.tx.QueryRow(ctx, `SELECT o.outcome, (SELECT json_agg(d.document ORDER BY d.added_at, d.document_id) FROM documents d
+		WHERE d.customer_id = o.customer_id AND d.org_id = o.org_id AND d.env = o.env)
+		FROM outcomes o WHERE o.customer_id = $1 AND o.org_id = $2 AND o.env = $3`, customerID, orgID, env).Scan(&outcome, &docs)
 	if pgdb.IsNoRows(err) {
-		return o, false, nil
-	}
-	if err == nil {
-		err = json.Unmarshal(b, &o)
+		return report.Outcome{}, false, nil
 	}
 	if err != nil {
-		return o, false, err
+		return report.Outcome{}, false, err
 	}
-	rows, err := t.tx.Query(ctx, `SELECT document FROM documents WHERE customer_id = $1 AND org_id = $2 AND env = $3
-		ORDER BY added_at, document_id`, customerID, orgID, env)
-	if err != nil {
-		return o, false, err
-	}
-	added, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (d report.Document, err error) {
-		if err = row.Scan(&b); err == nil {
-			err = json.Unmarshal(b, &d)
-		}
-		return d, err
-	})
-	for _, d := range added {
-		if !slices.ContainsFunc(o.Documents, func(x report.Document) bool { return x.ID == d.ID }) {
-			o.Documents = append(o.Documents, d)
-		}
-	}
-	return o, true, err
+	o, err := decodeOutcome(outcome, docs)
+	return o, err == nil, err
 }
 
 // AddDocument implements report.Tx.
@@ -114,15 +166,4 @@ func (t txn) AddDocument(ctx context.Context, orgID, env, customerID string, d r
 	tag, err := t.tx.Exec(ctx, `INSERT INTO documents (customer_id, document_id, org_id, env, document, added_at)
 		VALUES ($1, $2, $3, $4, $5, now()) ON CONFLICT DO NOTHING`, customerID, d.ID, orgID, env, b)
 	return tag.RowsAffected() == 1, err
-}
-
-// NextRenderDue is when the earliest queued render falls due (zero: none
-// queued), so that an idle render worker sleeps until then: renders
-// queued now are announced on NotifyChannel; only retries wait unannounced.
-func NextRenderDue(ctx context.Context, pool *pgxpool.Pool) (time.Time, error) {
-	var next *time.Time
-	if err := pool.QueryRow(ctx, `SELECT min(not_before) FROM renders`).Scan(&next); err != nil || next == nil {
-		return time.Time{}, err
-	}
-	return *next, nil
 }

@@ -4,31 +4,152 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/pkg/outbox"
 	"github.com/kycfield/kyc/pkg/pgtest"
 	"github.com/kycfield/kyc/services/reporting/internal/postgres"
+	"github.com/kycfield/kyc/services/reporting/internal/report"
 	"github.com/kycfield/kyc/services/reporting/migrations"
 )
 
-// An idle render worker sleeps until the earliest queued render falls due
-// (a retry, or a lease that a dead worker left): nothing queued is zero.
-func TestNextRenderDue(t *testing.T) {
+const lease = 2 * time.Minute
+
+func newStore(t *testing.T) (*postgres.Store, *pgxpool.Pool) {
+	t.Helper()
 	pool, _ := pgtest.NewDB(t, migrations.Set(), inbox.Migration(), outbox.Migration())
-	ctx := t.Context()
-	next, err := postgres.NextRenderDue(ctx, pool)
+	return postgres.New(pool, "reporting-events", func(report.Report) (event.Event, error) { return event.Event{}, nil }), pool
+}
+
+// queue inserts a render of customer, queued at queued and due at due.
+func queue(t *testing.T, pool *pgxpool.Pool, id, customer string, queued, due time.Time) {
+	t.Helper()
+	if _, err := pool.Exec(t.Context(), `INSERT INTO renders (id, org_id, env, customer_id, queued_at, not_before)
+		VALUES ($1, 'org_1', 'test', $2, $3, $4)`, id, customer, queued, due); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func claim(t *testing.T, s *postgres.Store) report.Claim {
+	t.Helper()
+	c, err := s.ClaimRender(t.Context(), lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// A claim that finds nothing due says when the next render falls due, so
+// an idle worker sleeps until then without another query: nothing queued
+// is zero; otherwise the earliest retry (or a lease a dead worker left).
+func TestAClaimThatFindsNothingSaysWhenTheNextFallsDue(t *testing.T) {
+	s, pool := newStore(t)
+	if c := claim(t, s); c.Claimed || !c.Next.IsZero() {
+		t.Fatalf("nothing queued: %+v; want nothing claimed and no next time", c)
+	}
+	now := time.Now().Truncate(time.Microsecond)
+	soon := now.Add(time.Hour)
+	queue(t, pool, "evt_later", "cus_1", now, soon.Add(time.Hour))
+	queue(t, pool, "evt_retry", "cus_2", now, soon)
+	if c := claim(t, s); c.Claimed || !c.Next.Equal(soon) {
+		t.Fatalf("claim = %+v; want nothing claimed, next the retry's %v", c, soon)
+	}
+}
+
+// A customer's renders are taken one at a time, oldest first: while the
+// older is leased, the younger (though due) is neither claimed nor
+// reported due, so no worker wakes for it before the lease ends; once the
+// older is finished, the statement that removed it says the younger is due.
+func TestAYoungerRenderWaitsForItsCustomersOlderOne(t *testing.T) {
+	s, pool := newStore(t)
+	now := time.Now().Add(-time.Minute)
+	queue(t, pool, "evt_first", "cus_1", now, now)
+	queue(t, pool, "evt_second", "cus_1", now.Add(time.Second), now)
+	first := claim(t, s)
+	if !first.Claimed || first.Render.ID != "evt_first" || first.Render.Attempts != 0 {
+		t.Fatalf("first claim = %+v; want evt_first", first)
+	}
+	c := claim(t, s)
+	if c.Claimed || !c.Next.After(time.Now().Add(lease/2)) {
+		t.Fatalf("while the older is leased: %+v; want nothing claimed, next at the lease's end", c)
+	}
+	var next time.Time
+	err := s.Atomic(t.Context(), func(tx report.Tx) (err error) {
+		next, err = tx.FinishRender(t.Context(), "evt_first")
+		return err
+	})
+	if err != nil || next.IsZero() || next.After(time.Now()) {
+		t.Fatalf("finishing the older: next %v, %v; want the younger due now", next, err)
+	}
+	if c := claim(t, s); !c.Claimed || c.Render.ID != "evt_second" {
+		t.Fatalf("after the older: %+v; want evt_second", c)
+	}
+	err = s.Atomic(t.Context(), func(tx report.Tx) (err error) {
+		next, err = tx.FinishRender(t.Context(), "evt_second")
+		return err
+	})
 	if err != nil || !next.IsZero() {
-		t.Fatalf("nothing queued: %v, %v; want zero", next, err)
+		t.Fatalf("finishing the last: next %v, %v; want none queued", next, err)
 	}
-	soon := time.Now().Add(2 * time.Second).Truncate(time.Microsecond)
-	for i, at := range []time.Time{soon.Add(time.Hour), soon} {
-		if _, err := pool.Exec(ctx, `INSERT INTO renders (id, org_id, env, customer_id, not_before)
-			VALUES ($1, 'org_1', 'test', 'cus_1', $2)`, []string{"evt_later", "evt_retry"}[i], at); err != nil {
-			t.Fatal(err)
+}
+
+// A render claimed by a worker that dies is not lost: when its lease
+// ends it is claimed again, its attempts counted.
+func TestARenderLeftByADeadWorkerIsClaimedAgain(t *testing.T) {
+	s, pool := newStore(t)
+	now := time.Now().Add(-time.Minute)
+	queue(t, pool, "evt_1", "cus_1", now, now)
+	if c := claim(t, s); !c.Claimed {
+		t.Fatalf("first claim: %+v", c)
+	}
+	// The worker dies here; its lease runs out.
+	if _, err := pool.Exec(t.Context(), `UPDATE renders SET not_before = now()`); err != nil {
+		t.Fatal(err)
+	}
+	if c := claim(t, s); !c.Claimed || c.Render.ID != "evt_1" || c.Render.Attempts != 1 {
+		t.Fatalf("after the lease: %+v; want evt_1 again, one earlier attempt", c)
+	}
+}
+
+// The claim brings the customer's outcome with the documents added since
+// that it does not name, in the order they came; a render whose customer
+// has no outcome comes without one.
+func TestAClaimBringsTheOutcomeAndLaterDocuments(t *testing.T) {
+	s, pool := newStore(t)
+	ctx := t.Context()
+	now := time.Now().Add(-time.Minute)
+	queue(t, pool, "evt_none", "cus_0", now, now)
+	if c := claim(t, s); !c.Claimed || c.HasOutcome {
+		t.Fatalf("no outcome: %+v", c)
+	}
+	o := report.Outcome{CustomerID: "cus_1", OverallStatus: report.Verified, Documents: []report.Document{{ID: "doc_a", DocumentType: "ID_CARD"}}}
+	err := s.Atomic(ctx, func(tx report.Tx) error {
+		if err := tx.SaveOutcome(ctx, "org_1", "test", o); err != nil {
+			return err
 		}
+		for _, id := range []string{"doc_c", "doc_a", "doc_b"} { // doc_a is the outcome's own
+			if _, err := tx.AddDocument(ctx, "org_1", "test", "cus_1", report.Document{ID: id}); err != nil {
+				return err
+			}
+		}
+		_, err := tx.AddDocument(ctx, "org_2", "test", "cus_1", report.Document{ID: "doc_other_org"})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	next, err = postgres.NextRenderDue(ctx, pool)
-	if err != nil || !next.Equal(soon) {
-		t.Fatalf("next = %v, %v; want the retry's %v", next, err, soon)
+	// Added one after another, but within one transaction: the order
+	// is by time, then id.
+	queue(t, pool, "evt_1", "cus_1", now.Add(time.Second), now)
+	c := claim(t, s)
+	var got []string
+	for _, d := range c.Outcome.Documents {
+		got = append(got, d.ID)
+	}
+	if !c.Claimed || !c.HasOutcome || c.Outcome.OverallStatus != report.Verified || len(got) != 3 ||
+		got[0] != "doc_a" || got[1] != "doc_b" || got[2] != "doc_c" {
+		t.Fatalf("claim = %+v, documents %v; want the outcome with doc_a, doc_b, doc_c", c, got)
 	}
 }

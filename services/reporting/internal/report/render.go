@@ -53,69 +53,82 @@ func (s *Service) DocumentAdded(ctx context.Context, tx Tx, eventID, orgID, env,
 	return tx.QueueRender(ctx, Render{ID: eventID, OrgID: orgID, Env: env, CustomerID: customerID})
 }
 
-// RenderNext renders the next due report version. It reports whether
-// there was one (so a worker goes on at once) and why it failed; a failed
-// render is retried later, with backoff.
-func (s *Service) RenderNext(ctx context.Context) (bool, error) {
-	r, ok, err := s.repo.ClaimRender(ctx, renderLease)
-	if err != nil || !ok {
-		return false, err
+// Claim is what a worker's claim returns: the render it leased, with the
+// customer's outcome as the claim found it (its photos are read before
+// the render's transaction, and the version prints that same outcome: a
+// later outcome or document queues a version of its own); or, when no
+// render was due, Next.
+type Claim struct {
+	Render     Render
+	Claimed    bool
+	Outcome    Outcome
+	HasOutcome bool // false: no final outcome (the render has nothing to print)
+	// Next is when the earliest render a claim could take falls due, when
+	// none was claimed (zero: none queued).
+	Next time.Time
+}
+
+// RenderNext renders the next due report version. It returns the id of
+// the render it took ("" when none was due; a failed render counts: it is
+// queued again, with backoff), when the next one falls due as its last
+// statement saw the queue (zero: none queued; after a failed render, now,
+// so that a worker claims again), and why it failed. A claim that fails
+// (the database) takes no render and returns its error.
+func (s *Service) RenderNext(ctx context.Context) (string, time.Time, error) {
+	c, err := s.repo.ClaimRender(ctx, renderLease)
+	if err != nil || !c.Claimed {
+		return "", c.Next, err
 	}
+	r := c.Render
 	// The render continues the trace of the event that queued it, so its
 	// report.generated (and the report.ready webhook) stay in that trace.
 	ctx = telemetry.WithTraceparent(ctx, r.Trace)
-	if err := s.renderOne(ctx, r); err != nil {
+	next, err := s.renderOne(ctx, c)
+	if err != nil {
 		wait := min(time.Second<<min(r.Attempts, 8), 5*time.Minute)
 		if rerr := s.repo.RetryRender(context.WithoutCancel(ctx), r.ID, wait); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
-		return true, fmt.Errorf("render %s for %s: %w", r.ID, r.CustomerID, err)
+		return r.ID, s.now(), fmt.Errorf("render %s for %s: %w", r.ID, r.CustomerID, err)
 	}
-	return true, nil
+	return r.ID, next, nil
 }
 
-// renderOne renders r: photos first, outside any transaction; then the
-// version number, the PDF, its object, its row and event, and the end of
-// r, in one transaction that holds the customer's version lock.
-func (s *Service) renderOne(ctx context.Context, r Render) error {
-	var o Outcome
-	var ok bool
-	err := s.repo.Atomic(ctx, func(tx Tx) (err error) {
-		o, ok, err = tx.Outcome(ctx, r.OrgID, r.Env, r.CustomerID)
-		return err
-	})
-	if err != nil {
-		return err
-	}
+// renderOne renders c's render: photos first, outside any transaction;
+// then the version number, the PDF, its object, its row and event, and
+// the end of the render, in one transaction that holds the customer's
+// version lock. It returns when the next render falls due.
+func (s *Service) renderOne(ctx context.Context, c Claim) (time.Time, error) {
+	r, o := c.Render, c.Outcome
 	photos := map[string][]byte{}
-	if ok {
+	if c.HasOutcome {
+		var err error
 		if photos, err = s.thumbnails(ctx, r.OrgID, r.Env, o); err != nil {
-			return fmt.Errorf("photos: %w", err)
+			return time.Time{}, fmt.Errorf("photos: %w", err)
 		}
 	}
-	return s.repo.Atomic(ctx, func(tx Tx) error {
-		c, err := tx.CustomerOf(ctx, r.OrgID, r.Env, r.CustomerID)
+	var next time.Time
+	err := s.repo.Atomic(ctx, func(tx Tx) error {
+		cu, err := tx.CustomerOf(ctx, r.OrgID, r.Env, r.CustomerID)
 		if errors.Is(err, ErrCustomerNotFound) {
 			return ErrProfileMissing
 		}
 		if err != nil {
 			return err
 		}
-		if !ok || c.Deleted {
-			return tx.FinishRender(ctx, r.ID) // nothing to render, or nobody left to render it for
+		if c.HasOutcome && !cu.Deleted { // else nothing to render, or nobody left to render it for
+			rep, err := s.version(ctx, tx, r, cu, o, photos)
+			if err != nil {
+				return err
+			}
+			if err := tx.SaveReport(ctx, rep); err != nil {
+				return err
+			}
 		}
-		if o, _, err = tx.Outcome(ctx, r.OrgID, r.Env, r.CustomerID); err != nil {
-			return err
-		}
-		rep, err := s.version(ctx, tx, r, c, o, photos)
-		if err != nil {
-			return err
-		}
-		if err := tx.SaveReport(ctx, rep); err != nil {
-			return err
-		}
-		return tx.FinishRender(ctx, r.ID)
+		next, err = tx.FinishRender(ctx, r.ID)
+		return err
 	})
+	return next, err
 }
 
 // version renders and stores the next version of c's report.

@@ -71,8 +71,10 @@ type Repository interface {
 	// Atomic runs fn in one transaction.
 	Atomic(ctx context.Context, fn func(Tx) error) error
 	// ClaimRender leases the oldest due render whose customer has no
-	// older one waiting, for lease; false when none is due.
-	ClaimRender(ctx context.Context, lease time.Duration) (Render, bool, error)
+	// older one waiting, for lease, and reads its customer's outcome in
+	// the same statement; when none is due it says when the next falls
+	// due instead.
+	ClaimRender(ctx context.Context, lease time.Duration) (Claim, error)
 	// RetryRender makes a claimed render due again after wait.
 	RetryRender(ctx context.Context, id string, wait time.Duration) error
 	// Customer is the caller's live (not deleted) customer, or
@@ -118,8 +120,10 @@ type Tx interface {
 	// queueing of the same id changes nothing).
 	QueueRender(ctx context.Context, r Render) error
 	// FinishRender removes a render once its version is saved (or it
-	// has nothing to render).
-	FinishRender(ctx context.Context, id string) error
+	// has nothing to render) and returns when the next render falls due
+	// as this transaction sees the queue (zero: none queued), so a worker
+	// knows whether to claim again without a claim that finds nothing.
+	FinishRender(ctx context.Context, id string) (time.Time, error)
 	// SaveOutcome keeps the customer's newest final outcome.
 	SaveOutcome(ctx context.Context, orgID, env string, o Outcome) error
 	// Outcome is the customer's newest final outcome, with every
