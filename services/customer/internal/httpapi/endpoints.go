@@ -106,7 +106,7 @@ func MakeEndpoints(svc *customer.Service, in *kitserver.Instrumenter) Endpoints 
 			return res, err
 		}, in.Wrap("add_address")),
 		Status: kitserver.NewEndpoint(func(ctx context.Context, r idRequest) (kitserver.Result, error) {
-			c, err := svc.Get(ctx, r.who, r.id)
+			c, err := svc.Status(ctx, r.who, r.id)
 			if err != nil {
 				return kitserver.Result{}, err
 			}
