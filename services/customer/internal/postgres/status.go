@@ -2,59 +2,91 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/services/customer/internal/customer"
 )
 
 // statusRead is the status poll's one statement: the customer's row with
-// its addresses and documents aggregated beside it. One statement reads
-// one snapshot (READ COMMITTED takes it per statement, subqueries
-// included), so an address and the customer's status, which the
-// verification consumer moves in one transaction, are never seen apart,
-// without the BEGIN, three SELECTs and COMMIT of Get (BENCHMARKS §18:
-// lenders' polls multiply as the pipeline's wait grows). It reads only
-// what view.StatusOf shows: no personal fields, so no BVN/NIN to decrypt.
+// its addresses' and documents' columns aggregated beside it, one array a
+// column in position order. One statement reads one snapshot (READ
+// COMMITTED takes it per statement, subqueries included), so an address
+// and the customer's status, which the verification consumer moves in one
+// transaction, are never seen apart, without the BEGIN, three SELECTs and
+// COMMIT of Get (BENCHMARKS §18: lenders' polls multiply as the
+// pipeline's wait grows). It reads only what view.StatusOf shows: no
+// personal fields, so no BVN/NIN to decrypt. Arrays rather than JSON: the
+// columns arrive in binary, and verificationData is copied, not parsed.
 const statusRead = `SELECT c.id, c.first_name, c.last_name, c.status, coalesce(c.loan_id, ''), coalesce(c.loan_type, ''),
 	coalesce(c.report_url, ''), c.verification_date,
-	(SELECT coalesce(json_agg(json_build_object('id', a.id, 'label', a.label, 'streetNumber', a.street_number,
-		'streetName', a.street_name, 'landmark', a.landmark, 'city', a.city, 'lga', a.lga, 'state', a.state,
-		'country', a.country, 'notes', a.notes, 'status', a.status, 'verificationData', a.verification_data,
-		'dueBy', a.due_by) ORDER BY a.position), '[]') FROM addresses a WHERE a.customer_id = c.id),
-	(SELECT coalesce(json_agg(json_build_object('id', d.id, 'documentType', d.document_type, 'fileName', d.file_name,
-		'fileUrl', d.file_url, 'fileType', d.file_type, 'fileSize', d.file_size, 'verified', d.verified,
-		'uploadedAt', d.uploaded_at) ORDER BY d.position), '[]') FROM documents d WHERE d.customer_id = c.id)
-FROM customers c WHERE c.id = $1 AND c.org_id = $2 AND c.env = $3 AND c.deleted_at IS NULL`
+	a.ids, a.labels, a.street_numbers, a.street_names, a.landmarks, a.cities, a.lgas, a.states, a.countries, a.notes,
+	a.statuses, a.data, a.due_by,
+	d.ids, d.types, d.names, d.urls, d.file_types, d.sizes, d.verified, d.uploaded_at
+FROM customers c
+CROSS JOIN LATERAL (SELECT array_agg(id ORDER BY position) AS ids, array_agg(label ORDER BY position) AS labels,
+	array_agg(street_number ORDER BY position) AS street_numbers, array_agg(street_name ORDER BY position) AS street_names,
+	array_agg(landmark ORDER BY position) AS landmarks, array_agg(city ORDER BY position) AS cities,
+	array_agg(lga ORDER BY position) AS lgas, array_agg(state ORDER BY position) AS states,
+	array_agg(country ORDER BY position) AS countries, array_agg(notes ORDER BY position) AS notes,
+	array_agg(status ORDER BY position) AS statuses, array_agg(verification_data ORDER BY position) AS data,
+	array_agg(due_by ORDER BY position) AS due_by
+	FROM addresses WHERE customer_id = c.id) a
+CROSS JOIN LATERAL (SELECT array_agg(id ORDER BY position) AS ids, array_agg(document_type ORDER BY position) AS types,
+	array_agg(file_name ORDER BY position) AS names, array_agg(file_url ORDER BY position) AS urls,
+	array_agg(file_type ORDER BY position) AS file_types, array_agg(file_size ORDER BY position) AS sizes,
+	array_agg(verified ORDER BY position) AS verified, array_agg(uploaded_at ORDER BY position) AS uploaded_at
+	FROM documents WHERE customer_id = c.id) d
+WHERE c.id = $1 AND c.org_id = $2 AND c.env = $3 AND c.deleted_at IS NULL`
 
-// statusAddress and statusDocument are the rows statusRead aggregates.
-type statusAddress struct {
-	ID               string          `json:"id"`
-	Label            string          `json:"label"`
-	StreetNumber     string          `json:"streetNumber"`
-	StreetName       string          `json:"streetName"`
-	Landmark         string          `json:"landmark"`
-	City             string          `json:"city"`
-	LGA              string          `json:"lga"`
-	State            string          `json:"state"`
-	Country          string          `json:"country"`
-	Notes            string          `json:"notes"`
-	Status           string          `json:"status"`
-	VerificationData json.RawMessage `json:"verificationData"`
-	DueBy            *time.Time      `json:"dueBy"`
+// statusAddresses are the address columns statusRead aggregates, one
+// slice a column (an aggregate over no rows is NULL: nil slices).
+type statusAddresses struct {
+	ids, labels, streetNumbers, streetNames, landmarks, cities, lgas, states, countries, notes, statuses []string
+	data                                                                                                 [][]byte
+	dueBy                                                                                                []pgtype.Timestamptz
 }
 
-type statusDocument struct {
-	ID           string    `json:"id"`
-	DocumentType string    `json:"documentType"`
-	FileName     string    `json:"fileName"`
-	FileURL      string    `json:"fileUrl"`
-	FileType     string    `json:"fileType"`
-	FileSize     int64     `json:"fileSize"`
-	Verified     bool      `json:"verified"`
-	UploadedAt   time.Time `json:"uploadedAt"`
+func (a *statusAddresses) targets() []any {
+	return []any{&a.ids, &a.labels, &a.streetNumbers, &a.streetNames, &a.landmarks, &a.cities, &a.lgas, &a.states, &a.countries,
+		&a.notes, &a.statuses, &a.data, &a.dueBy}
+}
+
+func (a *statusAddresses) list() []customer.Address {
+	out := make([]customer.Address, len(a.ids))
+	for i := range a.ids {
+		out[i] = customer.Address{ID: a.ids[i], Label: a.labels[i], StreetNumber: a.streetNumbers[i], StreetName: a.streetNames[i],
+			Landmark: a.landmarks[i], City: a.cities[i], LGA: a.lgas[i], State: a.states[i], Country: a.countries[i],
+			Notes: a.notes[i], Status: a.statuses[i], VerificationData: a.data[i]}
+		if a.dueBy[i].Valid {
+			t := a.dueBy[i].Time
+			out[i].DueBy = &t
+		}
+	}
+	return out
+}
+
+// statusDocuments are the document columns statusRead aggregates.
+type statusDocuments struct {
+	ids, types, names, urls, fileTypes []string
+	sizes                              []int64
+	verified                           []bool
+	uploadedAt                         []time.Time
+}
+
+func (d *statusDocuments) targets() []any {
+	return []any{&d.ids, &d.types, &d.names, &d.urls, &d.fileTypes, &d.sizes, &d.verified, &d.uploadedAt}
+}
+
+func (d *statusDocuments) list() []customer.Document {
+	out := make([]customer.Document, len(d.ids))
+	for i := range d.ids {
+		out[i] = customer.Document{ID: d.ids[i], DocumentType: d.types[i], FileName: d.names[i], FileURL: d.urls[i],
+			FileType: d.fileTypes[i], FileSize: d.sizes[i], Verified: d.verified[i], UploadedAt: d.uploadedAt[i]}
+	}
+	return out
 }
 
 // Status reads a live customer's verification status in one statement:
@@ -62,9 +94,11 @@ type statusDocument struct {
 // date, addresses, documents); the others are left empty.
 func (s *Store) Status(ctx context.Context, orgID, env, id string) (customer.Customer, error) {
 	var c customer.Customer
-	var addresses, documents []byte
-	err := s.Pool().QueryRow(ctx, statusRead, id, orgID, env).Scan(&c.ID, &c.FirstName, &c.LastName, &c.Status, &c.LoanID,
-		&c.LoanType, &c.ReportURL, &c.VerificationDate, &addresses, &documents)
+	var addresses statusAddresses
+	var documents statusDocuments
+	dest := append([]any{&c.ID, &c.FirstName, &c.LastName, &c.Status, &c.LoanID, &c.LoanType, &c.ReportURL, &c.VerificationDate},
+		addresses.targets()...)
+	err := s.Pool().QueryRow(ctx, statusRead, id, orgID, env).Scan(append(dest, documents.targets()...)...)
 	if pgdb.IsNoRows(err) {
 		return c, customer.ErrNotFound
 	}
@@ -72,40 +106,6 @@ func (s *Store) Status(ctx context.Context, orgID, env, id string) (customer.Cus
 		return c, translate(err)
 	}
 	c.OrgID, c.Env = orgID, env
-	if c.Addresses, err = statusAddresses(addresses); err != nil {
-		return c, err
-	}
-	c.Documents, err = statusDocuments(documents)
-	return c, err
-}
-
-func statusAddresses(b []byte) ([]customer.Address, error) {
-	var rows []statusAddress
-	if err := json.Unmarshal(b, &rows); err != nil {
-		return nil, fmt.Errorf("status addresses: %w", err)
-	}
-	out := make([]customer.Address, len(rows))
-	for i, a := range rows {
-		out[i] = customer.Address{ID: a.ID, Label: a.Label, StreetNumber: a.StreetNumber, StreetName: a.StreetName,
-			Landmark: a.Landmark, City: a.City, LGA: a.LGA, State: a.State, Country: a.Country, Notes: a.Notes,
-			Status: a.Status, DueBy: a.DueBy}
-		// A JSON null is no verification data, as a NULL column is to Get.
-		if string(a.VerificationData) != "null" {
-			out[i].VerificationData = a.VerificationData
-		}
-	}
-	return out, nil
-}
-
-func statusDocuments(b []byte) ([]customer.Document, error) {
-	var rows []statusDocument
-	if err := json.Unmarshal(b, &rows); err != nil {
-		return nil, fmt.Errorf("status documents: %w", err)
-	}
-	out := make([]customer.Document, len(rows))
-	for i, d := range rows {
-		out[i] = customer.Document{ID: d.ID, DocumentType: d.DocumentType, FileName: d.FileName, FileURL: d.FileURL,
-			FileType: d.FileType, FileSize: d.FileSize, Verified: d.Verified, UploadedAt: d.UploadedAt}
-	}
-	return out, nil
+	c.Addresses, c.Documents = addresses.list(), documents.list()
+	return c, nil
 }
