@@ -57,6 +57,11 @@ func (s *Store) Claim(ctx context.Context, n, perEndpoint int, lease time.Durati
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
 	b.Queue(`SET LOCAL synchronous_commit TO OFF`)
+	// A generic plan of the claim (what a prepared statement switches to
+	// after five runs) cannot see how small each endpoint's room and n
+	// are; planned for its parameters, it stays a few milliseconds with
+	// thousands of deliveries due (BENCHMARKS.md 18l).
+	b.Queue(`SET LOCAL plan_cache_mode TO force_custom_plan`)
 	b.Queue(`SELECT pg_advisory_xact_lock($1)`, claimLockKey)
 	b.Queue(`
 		WITH room AS (
@@ -87,7 +92,7 @@ func (s *Store) Claim(ctx context.Context, n, perEndpoint int, lease time.Durati
 	b.Queue(`COMMIT`)
 	br := s.Pool().SendBatch(ctx, b)
 	defer br.Close()
-	for range 3 {
+	for range 4 {
 		if _, err := br.Exec(); err != nil {
 			return nil, fmt.Errorf("claim: %w", err)
 		}
