@@ -60,7 +60,7 @@ func (s *Store) Claim(ctx context.Context, n, perEndpoint int, lease time.Durati
 	// A generic plan of the claim (what a prepared statement switches to
 	// after five runs) cannot see how small each endpoint's room and n
 	// are; planned for its parameters, it stays a few milliseconds with
-	// thousands of deliveries due (BENCHMARKS.md 18l).
+	// thousands of deliveries due (BENCHMARKS.md 18o).
 	b.Queue(`SET LOCAL plan_cache_mode TO force_custom_plan`)
 	b.Queue(`SELECT pg_advisory_xact_lock($1)`, claimLockKey)
 	b.Queue(`
