@@ -127,3 +127,22 @@ func TestALateDocumentIsInANewReportVersion(t *testing.T) {
 		t.Fatalf("version 2 does not list the late document:\n%s", text)
 	}
 }
+
+// TestStatusTellsPollersWhenToAskAgain: a status still moving carries
+// Retry-After (seconds: a live field visit is hours away, a sandbox one
+// seconds), a settled one none; the body is the same either way.
+func TestStatusTellsPollersWhenToAskAgain(t *testing.T) {
+	t.Parallel()
+	org := P.NewOrg(t, "growth")
+	_, live := P.NewKey(t, org, "live") // live: nothing moves on its own
+	c := create(t, live, newCustomer(nil))
+	if r, s := status(t, live, c.ID); r.Status != http.StatusOK || s.OverallStatus != "PENDING" || r.Header.Get("Retry-After") != "60" {
+		t.Fatalf("live, pending: %d %s, Retry-After %q", r.Status, s.OverallStatus, r.Header.Get("Retry-After"))
+	}
+	_, sandbox := P.NewKey(t, org, "test")
+	c = create(t, sandbox, newCustomer(nil))
+	waitOverall(t, sandbox, c.ID, "VERIFIED")
+	if r, _ := status(t, sandbox, c.ID); r.Header.Values("Retry-After") != nil {
+		t.Fatalf("verified: Retry-After %q", r.Header.Values("Retry-After"))
+	}
+}

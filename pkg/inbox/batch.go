@@ -2,6 +2,7 @@ package inbox
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,6 +25,62 @@ func (c *Consumer) WithBatch(n int) *Consumer {
 	return c
 }
 
+// Batched is one event of a batch, with the context of its consumer span:
+// what the handler writes for it (a traceparent) belongs to that trace.
+type Batched struct {
+	Ctx   context.Context
+	Event event.Event
+}
+
+// BatchHandler applies, inside tx, the events of a batch that this
+// consumer has not processed yet, in the order they were fetched (so one
+// key's events in their partition's order). It lets a handler read and
+// write for the whole batch in a few round trips instead of a few per
+// event. Returning an error rolls the whole batch back, and the consumer
+// then applies its events one at a time with the Handler: so a batch
+// handler and the Handler must have the same effect, event for event.
+type BatchHandler func(ctx context.Context, tx pgx.Tx, batch []Batched) error
+
+// WithBatchHandler makes batches (WithBatch) go to h, in one call per
+// transaction, with the events already processed left out; nil keeps one
+// Handler call per event.
+func (c *Consumer) WithBatchHandler(h BatchHandler) *Consumer {
+	c.batchHandle = h
+	return c
+}
+
+// applyBatchIn records the batch's events as processed, in one statement,
+// and hands those not processed before to the batch handler, each once
+// (a producer's retry can put one event twice in a batch).
+func (c *Consumer) applyBatchIn(ctx context.Context, tx pgx.Tx, batch []Batched) error {
+	ids := make([]string, 0, len(batch))
+	for _, b := range batch {
+		if !slices.Contains(ids, b.Event.ID) {
+			ids = append(ids, b.Event.ID)
+		}
+	}
+	rows, err := tx.Query(ctx, `INSERT INTO processed_events (consumer, event_id) SELECT $1, unnest($2::text[])
+		ON CONFLICT DO NOTHING RETURNING event_id`, c.name, ids)
+	if err != nil {
+		return err
+	}
+	fresh, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	todo := make([]Batched, 0, len(fresh))
+	for _, b := range batch {
+		if i := slices.Index(fresh, b.Event.ID); i >= 0 {
+			todo = append(todo, b)
+			fresh[i] = "" // a second copy in the batch is not applied again
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	return c.batchHandle(ctx, tx, todo)
+}
+
 // gather returns first and whatever else the reader already holds, up to
 // the batch size, without waiting for more.
 func (c *Consumer) gather(ctx context.Context, first kafka.Message) []kafka.Message {
@@ -44,11 +101,7 @@ func (c *Consumer) gather(ctx context.Context, first kafka.Message) []kafka.Mess
 // fails, under hand (see process), each event in its consumer span. It
 // returns false only when it gave up because ctx ended.
 func (c *Consumer) processBatch(ctx, hand context.Context, msgs []kafka.Message) bool {
-	type item struct {
-		ctx context.Context
-		e   event.Event
-	}
-	items := make([]item, 0, len(msgs))
+	batch := make([]Batched, 0, len(msgs))
 	spans := make([]trace.Span, 0, len(msgs))
 	for _, m := range msgs {
 		e, err := event.Decode(m.Value)
@@ -61,19 +114,12 @@ func (c *Consumer) processBatch(ctx, hand context.Context, msgs []kafka.Message)
 		}
 		ictx, span := c.consumerSpan(hand, m)
 		spans = append(spans, span)
-		items = append(items, item{ictx, e})
+		batch = append(batch, Batched{Ctx: ictx, Event: e})
 	}
-	if len(items) == 0 {
+	if len(batch) == 0 {
 		return true
 	}
-	err := pgx.BeginFunc(hand, c.pool, func(tx pgx.Tx) error {
-		for _, it := range items {
-			if err := c.applyIn(it.ctx, tx, it.e); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	err := c.applyBatch(hand, batch)
 	for _, s := range spans {
 		if err != nil {
 			s.SetStatus(codes.Error, "batch rolled back")
@@ -86,11 +132,40 @@ func (c *Consumer) processBatch(ctx, hand context.Context, msgs []kafka.Message)
 	if ctx.Err() != nil {
 		return false
 	}
-	c.log.Warn("batch failed; applying its events one by one", "consumer", c.name, "events", len(items), "err", err)
+	c.log.Warn("batch failed; applying its events one by one", "consumer", c.name, "events", len(batch), "err", err)
 	for _, m := range msgs {
 		if !c.process(ctx, hand, m) {
 			return false
 		}
 	}
 	return true
+}
+
+// ApplyBatch applies es as one batch, in one transaction, as Run applies
+// what one fetch brought (but without falling back to one event at a
+// time: an error rolls the whole batch back and is returned). Events
+// already processed are left out. It is exported so that tests and
+// replays can feed batches directly.
+func (c *Consumer) ApplyBatch(ctx context.Context, es []event.Event) error {
+	batch := make([]Batched, len(es))
+	for i, e := range es {
+		batch[i] = Batched{Ctx: ctx, Event: e}
+	}
+	return c.applyBatch(ctx, batch)
+}
+
+// applyBatch applies batch in one transaction: with the batch handler if
+// there is one, else with the Handler for each event in turn.
+func (c *Consumer) applyBatch(ctx context.Context, batch []Batched) error {
+	return pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+		if c.batchHandle != nil {
+			return c.applyBatchIn(ctx, tx, batch)
+		}
+		for _, b := range batch {
+			if err := c.applyIn(b.Ctx, tx, b.Event); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

@@ -95,6 +95,8 @@ type Consumer struct {
 	tracer trace.Tracer
 	lagMu  sync.Mutex
 	lag    map[string]int64 // topic/partition -> messages behind its high-water mark
+	// batchHandle, if set, applies a batch in one call (WithBatchHandler).
+	batchHandle BatchHandler
 }
 
 // New returns a consumer; name identifies it in processed_events and is

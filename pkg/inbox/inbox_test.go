@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -35,18 +36,25 @@ func TestRedeliveriesApplyOnceAndFailuresAreRetried(t *testing.T) {
 	send([]byte("not json"))
 	b, _ := json.Marshal(last)
 	send(b)
-	// The same messages, read one event at a time and batch at a time by
-	// two consumer groups.
+	// The same messages, read one event at a time, batch at a time, and
+	// batch at a time by a batch handler, by three consumer groups.
 	for _, batch := range []int{1, 16} {
 		t.Run("batch "+strconv.Itoa(batch), func(t *testing.T) {
-			redeliveries(t, bus, topic, batch, a, f, p, last)
+			redeliveries(t, bus, topic, batch, false, a, f, p, last)
 		})
 	}
+	t.Run("batch handler", func(t *testing.T) {
+		redeliveries(t, bus, topic, 16, true, a, f, p, last)
+	})
 }
 
 // redeliveries: duplicates apply once, a transient failure is retried, a
 // poison event is skipped with its partial effect undone.
-func redeliveries(t *testing.T, bus kafkabus.Config, topic string, batch int, a, f, p, last event.Event) {
+// With batched, the batch goes to a batch handler applying h to each of
+// its events: a batch that fails is rolled back and applied one event at
+// a time, so the failing event is retried or skipped alone and the others
+// are applied once each.
+func redeliveries(t *testing.T, bus kafkabus.Config, topic string, batch int, batched bool, a, f, p, last event.Event) {
 	pool, _ := pgtest.NewDB(t, inbox.Migration())
 	if _, err := pool.Exec(context.Background(), `CREATE TABLE effects (event_id text, n int)`); err != nil {
 		t.Fatal(err)
@@ -65,12 +73,29 @@ func redeliveries(t *testing.T, bus kafkabus.Config, topic string, batch int, a,
 		}
 		return nil
 	}
+	var batches atomic.Int32
+	var bh inbox.BatchHandler
 	group := bus.TopicPrefix + "g" + strconv.Itoa(batch)
+	if batched {
+		group += "h"
+		bh = func(ctx context.Context, tx pgx.Tx, batch []inbox.Batched) error {
+			batches.Add(1)
+			for _, b := range batch {
+				if err := h(b.Ctx, tx, b.Event); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
 	r := kafkabus.NewGroupReader(bus, group, topic)
 	defer r.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { _ = inbox.New(group, r, pool, logging.Discard(), h).WithBatch(batch).Run(ctx); close(done) }()
+	go func() {
+		_ = inbox.New(group, r, pool, logging.Discard(), h).WithBatch(batch).WithBatchHandler(bh).Run(ctx)
+		close(done)
+	}()
 	defer func() { cancel(); <-done }()
 	eventually.True(t, 30*time.Second, "the consumer past the poison messages", func() bool {
 		var n int
@@ -87,6 +112,48 @@ func redeliveries(t *testing.T, bus kafkabus.Config, topic string, batch int, a,
 	}
 	if counts[a.ID] != 1 || counts[f.ID] != 1 || counts[p.ID] != 0 || len(counts) != 3 {
 		t.Fatalf("effects: %v", counts)
+	}
+	if batched && batches.Load() == 0 {
+		t.Fatal("the batch handler was never called")
+	}
+}
+
+// A batch fed directly is applied once: its events already processed, and
+// a second copy of one in the same batch, are not handed to the batch
+// handler again, and the rest keep their order.
+func TestApplyBatchHandsOnlyNewEventsInOrder(t *testing.T) {
+	t.Parallel()
+	pool, _ := pgtest.NewDB(t, inbox.Migration())
+	var got [][]string
+	bh := func(_ context.Context, _ pgx.Tx, batch []inbox.Batched) error {
+		var ids []string
+		for _, b := range batch {
+			ids = append(ids, b.Event.ID)
+		}
+		got = append(got, ids)
+		return nil
+	}
+	h := func(context.Context, pgx.Tx, event.Event) error { return errors.New("not the batch handler") }
+	c := inbox.New("direct", nil, pool, logging.Discard(), h).WithBatchHandler(bh)
+	var es []event.Event
+	for range 4 {
+		e, _ := event.New("ok", "org", "test", nil)
+		es = append(es, e)
+	}
+	ctx := context.Background()
+	if err := c.ApplyBatch(ctx, es[:2]); err != nil {
+		t.Fatal(err)
+	}
+	// es[1] again (processed), es[2] twice in the batch, es[0] again.
+	if err := c.ApplyBatch(ctx, []event.Event{es[1], es[2], es[3], es[2], es[0]}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ApplyBatch(ctx, es); err != nil { // all processed: no call
+		t.Fatal(err)
+	}
+	want := [][]string{{es[0].ID, es[1].ID}, {es[2].ID, es[3].ID}}
+	if len(got) != len(want) || !slices.Equal(got[0], want[0]) || !slices.Equal(got[1], want[1]) {
+		t.Fatalf("batch handler got %v, want %v", got, want)
 	}
 }
 

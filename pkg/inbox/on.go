@@ -59,14 +59,18 @@ func Handle(routes ...Route) Handler {
 
 // Subscription is a consumer group: the topics (short names) it reads
 // and its routes. Batch, above 1, applies up to that many waiting events
-// per transaction (Consumer.WithBatch). Skip, if set, passes over the
-// events it is true for before any transaction (Consumer.Skip).
+// per transaction (Consumer.WithBatch); ApplyBatch, if set, applies such
+// a batch in one call (Consumer.WithBatchHandler) and must have the
+// routes' effect, event for event: the routes still apply an event alone
+// (when a batch fails, and in HandlerOf's tests). Skip, if set, passes
+// over the events it is true for before any transaction (Consumer.Skip).
 type Subscription struct {
-	Group  string
-	Topics []string
-	Batch  int
-	Routes []Route
-	Skip   func(event.Event) bool
+	Group      string
+	Topics     []string
+	Batch      int
+	Routes     []Route
+	ApplyBatch BatchHandler
+	Skip       func(event.Event) bool
 }
 
 // Types are the event types the subscription's routes read.
@@ -105,6 +109,17 @@ func HandlerOf(subs []Subscription, group string) Handler {
 	for _, s := range subs {
 		if s.Group == group {
 			return Handle(s.Routes...)
+		}
+	}
+	return nil
+}
+
+// BatchHandlerOf is the batch handler of the subscription called group in
+// subs, nil when there is none or it has none.
+func BatchHandlerOf(subs []Subscription, group string) BatchHandler {
+	for _, s := range subs {
+		if s.Group == group {
+			return s.ApplyBatch
 		}
 	}
 	return nil

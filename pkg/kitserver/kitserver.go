@@ -28,6 +28,9 @@ type Result struct {
 	Data    any
 	// Cookies are set on the response (dashboard sessions).
 	Cookies []*http.Cookie
+	// Header holds response headers beside the envelope (Retry-After on
+	// a status that is not final: a hint to pollers).
+	Header http.Header
 }
 
 // Endpoint is a go-kit endpoint that takes requests of type Req.
@@ -75,6 +78,9 @@ func NewHandler[Req any](e Endpoint[Req], dec func(context.Context, *http.Reques
 			res := resp.(Result)
 			for _, c := range res.Cookies {
 				http.SetCookie(w, c)
+			}
+			for k, v := range res.Header {
+				w.Header()[k] = v
 			}
 			status := res.Status
 			if status == 0 {

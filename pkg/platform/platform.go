@@ -170,7 +170,8 @@ func (b *Base) consume(s inbox.Subscription) {
 	group = b.Bus.TopicPrefix + group
 	r := kafkabus.NewGroupReader(b.Bus, group, full...)
 	b.closers = append(b.closers, func() { _ = r.Close() })
-	c := inbox.New(group, r, b.DB, b.Log, inbox.Handle(s.Routes...)).Only(s.Types()...).Skip(s.Skip).WithBatch(max(s.Batch, 1)).WithTracing(b.Tel.Tracers)
+	c := inbox.New(group, r, b.DB, b.Log, inbox.Handle(s.Routes...)).Only(s.Types()...).Skip(s.Skip).WithBatch(max(s.Batch, 1)).
+		WithBatchHandler(s.ApplyBatch).WithTracing(b.Tel.Tracers)
 	b.lag.add(short, c)
 	b.AddWorker(c.Run)
 }

@@ -7,9 +7,17 @@
 // of the measured organization.
 //
 // The customers come from listbench's kept database (run listbench first:
-// `go run ./cmd/listbench -rows 1000000`).
+// `go run ./cmd/listbench -rows 1000000`). Each run also prints the CPU
+// each process spent per request (load.SampleCPU).
+//
+// -platform measures the status read as a lender polls it instead: the
+// whole platform in this process, a sandbox key, through the gateway, on
+// -customers VERIFIED sandbox customers it creates (no listbench
+// database needed), with the CPU per read by process and, with
+// -cpuprofile, a profile labelled by component (go tool pprof -tags).
 //
 //	go run ./cmd/statusbench -rate 200 -duration 10s -rounds 3
+//	go run ./cmd/statusbench -platform -customers 300 -rate 200 -duration 10s -rounds 3 -cpuprofile status.pprof
 package main
 
 import (
@@ -39,8 +47,15 @@ func main() {
 	rate := flag.Int("rate", 200, "requests per second of each paced run")
 	dur := flag.Duration("duration", 10*time.Second, "length of each run")
 	rounds := flag.Int("rounds", 3, "interleaved rounds")
+	viaGateway := flag.Bool("platform", false, "poll through the gateway on the whole platform, on sandbox customers it creates")
+	n := flag.Int("customers", 300, "-platform: sandbox customers to create and poll")
+	cpuprofile := flag.String("cpuprofile", "", "-platform: write a CPU profile of the rounds here")
 	flag.Parse()
 	ctx := context.Background()
+	if *viaGateway {
+		viaPlatform(ctx, platformRun{customers: *n, rate: *rate, duration: *dur, rounds: *rounds, cpuprofile: *cpuprofile})
+		return
+	}
 	admin := pgtest.AdminURL()
 	custURL := strings.Replace(admin, "/postgres?", "/"+*customersDB+"?", 1)
 
@@ -80,8 +95,11 @@ func main() {
 	p50s, p99s := map[string][]float64{}, map[string][]float64{}
 	for r := 1; r <= *rounds; r++ {
 		for _, tg := range targets {
+			before := load.SampleCPU(*customersDB)
 			res := load.Paced(ctx, tg.name, client, *rate, *dur, http.StatusOK, tg.req)
-			fmt.Printf("round %d  %s\n", r, res)
+			cpu := load.CPUSince(load.SampleCPU(*customersDB), before)
+			delete(cpu, "other")
+			fmt.Printf("round %d  %s\n  CPU µs per request: %s\n", r, res, load.ByGroup(cpu, 1e6/float64(max(res.Requests, 1)), "%.0f"))
 			p50s[tg.name] = append(p50s[tg.name], load.MS(res.P50))
 			p99s[tg.name] = append(p99s[tg.name], load.MS(res.P99))
 		}

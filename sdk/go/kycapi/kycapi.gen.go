@@ -4702,11 +4702,16 @@ type ClientInterface interface {
 	//   them.
 	//
 	// Poll it (every few seconds is plenty) until `overallStatus` is `VERIFIED` or
-	// `REJECTED`. The same data is published as `verification.completed` /
-	// `verification.rejected` when the customer finishes (see *Webhooks*). A malformed,
-	// unknown, deleted, other-organization or other-environment id answers 404
-	// `NOT_FOUND` alike; a customer created a moment ago may answer 404 until the
-	// verification context has received it (normally milliseconds).
+	// `REJECTED`. While the verification is still moving (the customer or any of its
+	// addresses not final), the answer carries `Retry-After`: the seconds to wait
+	// before asking again (`1` in sandbox, `60` live, where a field visit is hours
+	// away); a finished customer's answer has none. It is a hint: polling sooner
+	// is not refused, but every poll counts against the daily quota. The same data
+	// is published as `verification.completed` / `verification.rejected` when the
+	// customer finishes (see *Webhooks*). A malformed, unknown, deleted,
+	// other-organization or other-environment id answers 404 `NOT_FOUND` alike; a
+	// customer created a moment ago may answer 404 until the verification context has
+	// received it (normally milliseconds).
 	//
 	// Corresponds with GET /api/v1/verification/{customerId}/status (the `GetVerificationStatus` operationId).
 	GetVerificationStatus(ctx context.Context, customerId VerificationCustomerId, params *GetVerificationStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5923,11 +5928,16 @@ func (c *Client) GetVerificationPhoto(ctx context.Context, customerId Verificati
 //     them.
 //
 // Poll it (every few seconds is plenty) until `overallStatus` is `VERIFIED` or
-// `REJECTED`. The same data is published as `verification.completed` /
-// `verification.rejected` when the customer finishes (see *Webhooks*). A malformed,
-// unknown, deleted, other-organization or other-environment id answers 404
-// `NOT_FOUND` alike; a customer created a moment ago may answer 404 until the
-// verification context has received it (normally milliseconds).
+// `REJECTED`. While the verification is still moving (the customer or any of its
+// addresses not final), the answer carries `Retry-After`: the seconds to wait
+// before asking again (`1` in sandbox, `60` live, where a field visit is hours
+// away); a finished customer's answer has none. It is a hint: polling sooner
+// is not refused, but every poll counts against the daily quota. The same data
+// is published as `verification.completed` / `verification.rejected` when the
+// customer finishes (see *Webhooks*). A malformed, unknown, deleted,
+// other-organization or other-environment id answers 404 `NOT_FOUND` alike; a
+// customer created a moment ago may answer 404 until the verification context has
+// received it (normally milliseconds).
 //
 // Corresponds with GET /api/v1/verification/{customerId}/status (the `GetVerificationStatus` operationId).
 func (c *Client) GetVerificationStatus(ctx context.Context, customerId VerificationCustomerId, params *GetVerificationStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9271,11 +9281,16 @@ type ClientWithResponsesInterface interface {
 	//   them.
 	//
 	// Poll it (every few seconds is plenty) until `overallStatus` is `VERIFIED` or
-	// `REJECTED`. The same data is published as `verification.completed` /
-	// `verification.rejected` when the customer finishes (see *Webhooks*). A malformed,
-	// unknown, deleted, other-organization or other-environment id answers 404
-	// `NOT_FOUND` alike; a customer created a moment ago may answer 404 until the
-	// verification context has received it (normally milliseconds).
+	// `REJECTED`. While the verification is still moving (the customer or any of its
+	// addresses not final), the answer carries `Retry-After`: the seconds to wait
+	// before asking again (`1` in sandbox, `60` live, where a field visit is hours
+	// away); a finished customer's answer has none. It is a hint: polling sooner
+	// is not refused, but every poll counts against the daily quota. The same data
+	// is published as `verification.completed` / `verification.rejected` when the
+	// customer finishes (see *Webhooks*). A malformed, unknown, deleted,
+	// other-organization or other-environment id answers 404 `NOT_FOUND` alike; a
+	// customer created a moment ago may answer 404 until the verification context has
+	// received it (normally milliseconds).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -13271,6 +13286,7 @@ type GetVerificationStatusResponse200Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	RetryAfter         *int
 	XRequestId         *string
 }
 
@@ -16099,11 +16115,16 @@ func (c *ClientWithResponses) GetVerificationPhotoWithResponse(ctx context.Conte
 //     them.
 //
 // Poll it (every few seconds is plenty) until `overallStatus` is `VERIFIED` or
-// `REJECTED`. The same data is published as `verification.completed` /
-// `verification.rejected` when the customer finishes (see *Webhooks*). A malformed,
-// unknown, deleted, other-organization or other-environment id answers 404
-// `NOT_FOUND` alike; a customer created a moment ago may answer 404 until the
-// verification context has received it (normally milliseconds).
+// `REJECTED`. While the verification is still moving (the customer or any of its
+// addresses not final), the answer carries `Retry-After`: the seconds to wait
+// before asking again (`1` in sandbox, `60` live, where a field visit is hours
+// away); a finished customer's answer has none. It is a hint: polling sooner
+// is not refused, but every poll counts against the daily quota. The same data
+// is published as `verification.completed` / `verification.rejected` when the
+// customer finishes (see *Webhooks*). A malformed, unknown, deleted,
+// other-organization or other-environment id answers 404 `NOT_FOUND` alike; a
+// customer created a moment ago may answer 404 until the verification context has
+// received it (normally milliseconds).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -23181,6 +23202,13 @@ func ParseGetVerificationStatusResponse(rsp *http.Response) (*GetVerificationSta
 				return nil, err
 			}
 			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string

@@ -706,11 +706,16 @@ export interface paths {
          *       them.
          *
          *     Poll it (every few seconds is plenty) until `overallStatus` is `VERIFIED` or
-         *     `REJECTED`. The same data is published as `verification.completed` /
-         *     `verification.rejected` when the customer finishes (see *Webhooks*). A malformed,
-         *     unknown, deleted, other-organization or other-environment id answers 404
-         *     `NOT_FOUND` alike; a customer created a moment ago may answer 404 until the
-         *     verification context has received it (normally milliseconds).
+         *     `REJECTED`. While the verification is still moving (the customer or any of its
+         *     addresses not final), the answer carries `Retry-After`: the seconds to wait
+         *     before asking again (`1` in sandbox, `60` live, where a field visit is hours
+         *     away); a finished customer's answer has none. It is a hint: polling sooner
+         *     is not refused, but every poll counts against the daily quota. The same data
+         *     is published as `verification.completed` / `verification.rejected` when the
+         *     customer finishes (see *Webhooks*). A malformed, unknown, deleted,
+         *     other-organization or other-environment id answers 404 `NOT_FOUND` alike; a
+         *     customer created a moment ago may answer 404 until the verification context has
+         *     received it (normally milliseconds).
          */
         get: operations["getVerificationStatus"];
         put?: never;
@@ -4569,6 +4574,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before polling again; present only while the verification is not finished (`1` in sandbox, `60` live). */
+                    "Retry-After"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];

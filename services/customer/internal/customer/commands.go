@@ -136,6 +136,16 @@ func (s *Service) Get(ctx context.Context, who Caller, id string) (Customer, err
 	return s.store.Get(ctx, who.OrgID, who.Env, id)
 }
 
+// Status reads a customer's verification status: what lenders poll, so
+// it reads only what the status shows (Store.Status). It is not found
+// exactly when Get is not.
+func (s *Service) Status(ctx context.Context, who Caller, id string) (Customer, error) {
+	if !ids.Valid("cus", id) {
+		return Customer{}, ErrNotFound
+	}
+	return s.store.Status(ctx, who.OrgID, who.Env, id)
+}
+
 // Update changes personal details; addresses and documents are not
 // touched. Changing phone, email or loanId to a value another live
 // customer holds is refused.

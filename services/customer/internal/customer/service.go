@@ -47,6 +47,10 @@ type Store interface {
 	Atomic(ctx context.Context, fn func(Tx) error) error
 	// Get reads a live customer without a transaction.
 	Get(ctx context.Context, orgID, env, id string) (Customer, error)
+	// Status reads what a live customer's verification status shows
+	// (its name, status, loan, report, addresses and documents) in one
+	// snapshot, without a transaction; the other fields are left empty.
+	Status(ctx context.Context, orgID, env, id string) (Customer, error)
 	List(ctx context.Context, q ListQuery) (Page, error)
 	// DailyResults counts the live customers that reached VERIFIED and
 	// REJECTED per UTC day ("2006-01-02") since from.

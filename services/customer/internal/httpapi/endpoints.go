@@ -106,13 +106,29 @@ func MakeEndpoints(svc *customer.Service, in *kitserver.Instrumenter) Endpoints 
 			return res, err
 		}, in.Wrap("add_address")),
 		Status: kitserver.NewEndpoint(func(ctx context.Context, r idRequest) (kitserver.Result, error) {
-			c, err := svc.Get(ctx, r.who, r.id)
+			c, err := svc.Status(ctx, r.who, r.id)
 			if err != nil {
 				return kitserver.Result{}, err
 			}
-			return kitserver.Result{Message: "Verification status retrieved successfully", Data: view.StatusOf(c)}, nil
+			res := kitserver.Result{Message: "Verification status retrieved successfully", Data: view.StatusOf(c)}
+			if !c.Settled() {
+				res.Header = http.Header{"Retry-After": {pollAfter(r.who.Env)}}
+			}
+			return res, nil
 		}, in.Wrap("get_verification_status")),
 	}
+}
+
+// pollAfter is the Retry-After (seconds) of a status still moving: lenders
+// poll it, and every poll is a read the pipeline pays for (BENCHMARKS §18:
+// above capacity, polls multiplied as the wait grew and took the CPU the
+// pipeline needed). A sandbox address is verified within seconds; a live
+// one by a field visit, hours away.
+func pollAfter(env string) string {
+	if env == customer.EnvLive {
+		return "60"
+	}
+	return "1"
 }
 
 // written answers a write: with the customer as shown to a caller that

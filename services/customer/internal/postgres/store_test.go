@@ -317,6 +317,8 @@ func TestReadsSeeStatusAndAddressesTogether(t *testing.T) {
 	consumer := inbox.New("test", nil, f.pool, logging.Discard(), inbox.HandlerOf(events.Subscriptions(f.svc, f.store.Within), "customer.verification-status"))
 	readers := map[string]func() (customer.Customer, error){
 		"Get": func() (customer.Customer, error) { return f.svc.Get(ctx, who, c.ID) },
+		// The status poll: one statement, so one snapshot without a transaction.
+		"Status": func() (customer.Customer, error) { return f.svc.Status(ctx, who, c.ID) },
 		"List": func() (customer.Customer, error) {
 			page, err := f.svc.List(ctx, customer.ListQuery{OrgID: who.OrgID, Env: who.Env, Page: 1, Limit: 10})
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -30,7 +31,19 @@ type Config struct {
 	Schedule     webhook.Schedule
 	DisableAfter time.Duration // an endpoint failing this long is disabled
 	Poll         time.Duration // shortest pause between looks for due retries (idle: until the next is due)
+	// Gather is how long after a slot frees the dispatcher waits before it
+	// claims again, so that the slots freed meanwhile are filled by one
+	// claim (default DefaultGather). New deliveries (the consumer's NOTIFY)
+	// are claimed at once.
+	Gather time.Duration
 }
+
+// DefaultGather is Config.Gather's default: at 1,000 deliveries a second
+// a claim per freed slot was one claim transaction per delivery, and the
+// claims took most of Postgres's CPU (BENCHMARKS.md, 18i); a claim every
+// few milliseconds at most fills the same slots for a few milliseconds of
+// latency, and only while deliveries are in flight.
+const DefaultGather = 5 * time.Millisecond
 
 // Dispatcher sends due deliveries.
 type Dispatcher struct {
@@ -41,6 +54,9 @@ type Dispatcher struct {
 	log    *slog.Logger
 	tracer trace.Tracer
 	tried  metric.Int64Counter
+	// claims and claimed count claim transactions and the deliveries they
+	// took (Claims).
+	claims, claimed atomic.Int64
 }
 
 // MetricAttempts counts attempts by result (deploy/grafana queries it).
@@ -66,11 +82,25 @@ func (d *Dispatcher) WithTelemetry(tp trace.TracerProvider, meter metric.Meter) 
 // lease only runs out when its replica died.
 const lease = time.Minute
 
+// Claims reports how many claim transactions the dispatcher has made and
+// how many deliveries they took: what a delivery costs in claims.
+func (d *Dispatcher) Claims() (claims, claimed int64) {
+	return d.claims.Load(), d.claimed.Load()
+}
+
 // Run claims and sends deliveries until ctx ends, then waits for the
 // attempts in flight (see deliver). It claims when the schedule NOTIFYs,
-// when an attempt frees a slot, and every Poll.
+// a Gather after an attempt frees a slot, and every Poll. Each claim
+// takes up to every free slot at once (within each endpoint's limit), so
+// a hanging endpoint holds at most PerEndpoint slots, each for at most
+// the client's timeout.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	wake := make(chan struct{}, 1)
+	gather := d.cfg.Gather
+	if gather <= 0 {
+		gather = DefaultGather
+	}
+	freed := &gatherer{wake: wake, after: gather}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	slots := make(chan struct{}, d.cfg.Workers)
@@ -83,6 +113,8 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		if err != nil && ctx.Err() == nil {
 			d.log.Warn("webhook claim failed", "err", err)
 		}
+		d.claims.Add(1)
+		d.claimed.Add(int64(len(jobs)))
 		for _, j := range jobs {
 			slots <- struct{}{}
 			wg.Add(1)
@@ -90,7 +122,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 				defer wg.Done()
 				d.deliver(ctx, j)
 				<-slots
-				signal(wake)
+				freed.signal()
 			}()
 		}
 		return len(jobs) == free, nil // a full claim: there may be more due
@@ -145,6 +177,31 @@ func attemptResult(a webhook.Attempt) string {
 		return "failed_status"
 	}
 	return "failed_no_response"
+}
+
+// gatherer wakes the claim loop once, after, for every slot freed within
+// that time: the slots freed together are claimed together.
+type gatherer struct {
+	wake  chan struct{}
+	after time.Duration
+	mu    sync.Mutex
+	armed bool
+}
+
+// signal notes a freed slot.
+func (g *gatherer) signal() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.armed {
+		return
+	}
+	g.armed = true
+	time.AfterFunc(g.after, func() {
+		g.mu.Lock()
+		g.armed = false
+		g.mu.Unlock()
+		signal(g.wake)
+	})
 }
 
 func signal(c chan struct{}) {

@@ -23,20 +23,26 @@ import (
 // every address transition of every organization.
 func Subscriptions(within func(pgx.Tx) postgres.Tx, publicURL string) []inbox.Subscription {
 	onAddress := func(ctx context.Context, tx pgx.Tx, e event.Event, d addressUpdated) error {
-		if d.AddressID == "" || d.CustomerID == "" {
-			return inbox.Permanent(fmt.Errorf("%s without customerId or addressId", e.Type))
+		return applyVerification(ctx, within(tx), publicURL, []*step{{ctx: ctx, e: e, addr: &d}})
+	}
+	onStatus := func(ctx context.Context, tx pgx.Tx, e event.Event, s customerStatus) error {
+		return applyVerification(ctx, within(tx), publicURL, []*step{{ctx: ctx, e: e, status: &s}})
+	}
+	// A batch is applied with the routes' effect, event for event, in
+	// three round trips in all (the inbox record, the reads, the writes)
+	// rather than three or more per event.
+	onBatch := func(ctx context.Context, tx pgx.Tx, batch []inbox.Batched) error {
+		steps := make([]*step, 0, len(batch))
+		for _, b := range batch {
+			s, err := decodeStep(b)
+			if err != nil {
+				return err
+			}
+			if s != nil {
+				steps = append(steps, s)
+			}
 		}
-		if d.Status == statusInReview {
-			return nil // held for quality review: the lender learns the result when it is released
-		}
-		t := within(tx)
-		if err := deliver(ctx, t, e, d.CustomerID, func(t postgres.Tx) (any, []string, error) { return addressData(ctx, t, e, d) }); err != nil {
-			return err
-		}
-		if typ, data, ok := stageOf(d); ok {
-			return stage(ctx, t, e, typ, d.CustomerID, data)
-		}
-		return nil
+		return applyVerification(ctx, within(tx), publicURL, steps)
 	}
 	onReport := func(ctx context.Context, tx pgx.Tx, e event.Event, r reportGenerated) error {
 		if r.CustomerID == "" || r.ReportID == "" {
@@ -50,22 +56,19 @@ func Subscriptions(within func(pgx.Tx) postgres.Tx, publicURL string) []inbox.Su
 			ReportID: r.ReportID, Version: r.Version, Status: r.Status, ReportURL: *ReportURL(publicURL, r.CustomerID),
 			GeneratedAt: stamp(r.GeneratedAt)})
 	}
-	onStatus := func(ctx context.Context, tx pgx.Tx, e event.Event, s customerStatus) error {
-		if s.CustomerID == "" {
-			return inbox.Permanent(fmt.Errorf("%s without customerId", e.Type))
-		}
-		return deliver(ctx, within(tx), e, s.CustomerID, func(t postgres.Tx) (any, []string, error) {
-			return statusData(ctx, t, e, s, publicURL)
-		})
-	}
-	return []inbox.Subscription{{Group: "webhook.verification", Topics: []string{event.TopicVerification}, Batch: 16,
-		Routes: []inbox.Route{inbox.On(onAddress, TypeAddressUpdated), inbox.On(onStatus, TypeCompleted, TypeRejected)}},
+	return []inbox.Subscription{{Group: "webhook.verification", Topics: []string{event.TopicVerification}, Batch: VerificationBatch,
+		Routes:     []inbox.Route{inbox.On(onAddress, TypeAddressUpdated), inbox.On(onStatus, TypeCompleted, TypeRejected)},
+		ApplyBatch: onBatch},
 		// One event per transaction: it then holds one customer's stage
 		// lock (see stage) and can never deadlock with the verification
 		// consumer's batch.
 		{Group: "webhook.reporting", Topics: []string{event.TopicReporting}, Batch: 1,
 			Routes: []inbox.Route{inbox.On(onReport, TypeReportGenerated)}}}
 }
+
+// VerificationBatch is how many waiting verification events are applied
+// per transaction.
+const VerificationBatch = 16
 
 // OutcomeWait is how long after a report was generated report.ready
 // waits for the customer's outcome to be stored here first.
@@ -117,58 +120,4 @@ func stage(ctx context.Context, t postgres.Tx, e event.Event, typ, customerID st
 	m.CustomerID = customerID
 	_, err = t.Enqueue(ctx, m, endpoints)
 	return err
-}
-
-// deliver stores e's message and enqueues it for the endpoints render
-// names. The message is stored even when no endpoint wants it: the
-// events API lists it, so an organization that adds its first endpoint
-// (or subscribes to one more type) after the event can still catch up.
-func deliver(ctx context.Context, t postgres.Tx, e event.Event, customerID string, render func(postgres.Tx) (any, []string, error)) error {
-	if e.OrgID == "" || e.Environment == "" {
-		return inbox.Permanent(fmt.Errorf("%s without organization or environment", e.Type))
-	}
-	data, endpoints, err := render(t)
-	if err != nil {
-		return err
-	}
-	m, err := webhook.NewMessage(e.ID, e.Type, e.OrgID, e.Environment, e.Time, data)
-	if err != nil {
-		return inbox.Permanent(err)
-	}
-	m.CustomerID = customerID
-	_, err = t.Enqueue(ctx, m, endpoints)
-	return err
-}
-
-// addressData records the address's version and renders its update.
-func addressData(ctx context.Context, t postgres.Tx, e event.Event, d addressUpdated) (any, []string, error) {
-	save := &postgres.AddressVersionOf{AddressID: d.AddressID, Sequence: d.Sequence, OccurredAt: d.OccurredAt}
-	endpoints, _, err := t.Lookup(ctx, e.OrgID, e.Environment, e.Type, save, nil)
-	return AddressData{CustomerID: d.CustomerID, AddressID: d.AddressID, Status: d.Status, Sequence: d.Sequence,
-		OccurredAt: stamp(d.OccurredAt), VerificationData: d.VerificationData}, endpoints, err
-}
-
-// statusData renders a completed/rejected event, adding each address's
-// last sequence and time (seen earlier on the same partition: one
-// customer's events are keyed alike and stay in order).
-func statusData(ctx context.Context, t postgres.Tx, e event.Event, s customerStatus, publicURL string) (any, []string, error) {
-	ids := make([]string, len(s.Addresses))
-	for i, a := range s.Addresses {
-		ids[i] = a.ID
-	}
-	endpoints, versions, err := t.Lookup(ctx, e.OrgID, e.Environment, e.Type, nil, ids)
-	if err != nil {
-		return StatusData{}, nil, err
-	}
-	out := StatusData{CustomerID: s.CustomerID, CustomerName: s.CustomerName, LoanID: s.LoanID, LoanType: s.LoanType,
-		OverallStatus: s.OverallStatus, VerificationDate: s.VerificationDate, ReportURL: ReportURL(publicURL, s.CustomerID),
-		Addresses: make([]StatusAddress, len(s.Addresses))}
-	for i, a := range s.Addresses {
-		v, ok := versions[a.ID]
-		if !ok {
-			v.OccurredAt = e.Time // never seen an update: the event's own time
-		}
-		out.Addresses[i] = StatusAddress{statusAddress: a, Sequence: v.Sequence, OccurredAt: stamp(v.OccurredAt)}
-	}
-	return out, endpoints, nil
 }

@@ -54,7 +54,8 @@ type fixture struct {
 	reports  *inbox.Consumer // reporting-events
 	cfg      dispatch.Config
 	client   *http.Client
-	stop     func() // stops the running dispatcher
+	d        *dispatch.Dispatcher // the running one
+	stop     func()               // stops the running dispatcher
 }
 
 // hosts is the fixtures' resolver: names tests use, and nothing else.
@@ -122,6 +123,7 @@ func (f *fixture) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	d := dispatch.New(f.cfg, f.store, f.pool, f.client, logging.Discard())
+	f.d = d
 	go func() { defer close(done); _ = d.Run(ctx) }()
 	f.stop = func() { cancel(); <-done }
 }

@@ -2,14 +2,11 @@ package postgres
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/kycfield/kyc/pkg/ids"
 	"github.com/kycfield/kyc/pkg/pgdb"
-	"github.com/kycfield/kyc/pkg/telemetry"
 	"github.com/kycfield/kyc/services/webhook/internal/webhook"
 )
 
@@ -21,41 +18,18 @@ type Tx struct{ tx pgx.Tx }
 // and the versions of addressIDs. It first records save, when given (an
 // address's newest transition), so the read sees it.
 func (t Tx) Lookup(ctx context.Context, orgID, env, typ string, save *AddressVersionOf, addressIDs []string) ([]string, map[string]AddressVersion, error) {
-	b := &pgx.Batch{}
+	var b Batch
 	if save != nil {
-		b.Queue(`INSERT INTO address_versions (address_id, org_id, env, sequence, occurred_at) VALUES ($1, $2, $3, $4, $5)
-			ON CONFLICT (address_id) DO UPDATE SET sequence = excluded.sequence, occurred_at = excluded.occurred_at
-			WHERE address_versions.sequence < excluded.sequence`, save.AddressID, orgID, env, save.Sequence, save.OccurredAt)
+		b.SaveVersion(orgID, env, *save)
 	}
-	b.Queue(`SELECT id FROM endpoints WHERE org_id = $1 AND env = $2 AND deleted_at IS NULL AND enabled
-		AND ($3 = ANY(events) OR '*' = ANY(events)) ORDER BY id`, orgID, env, typ)
-	if len(addressIDs) > 0 {
-		b.Queue(`SELECT address_id, sequence, occurred_at FROM address_versions
-			WHERE org_id = $1 AND env = $2 AND address_id = ANY($3)`, orgID, env, addressIDs)
-	}
-	br := t.tx.SendBatch(ctx, b)
-	defer br.Close()
-	if save != nil {
-		if _, err := br.Exec(); err != nil {
-			return nil, nil, err
-		}
-	}
-	rows, _ := br.Query()
-	subs, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, nil, err
-	}
+	var subs []string
+	b.Subscribers(orgID, env, typ, &subs)
 	versions := map[string]AddressVersion{}
 	if len(addressIDs) > 0 {
-		rows, _ := br.Query()
-		var id string
-		var v AddressVersion
-		if _, err := pgx.ForEachRow(rows, []any{&id, &v.Sequence, &v.OccurredAt}, func() error {
-			versions[id] = v
-			return nil
-		}); err != nil {
-			return nil, nil, err
-		}
+		b.Versions(orgID, env, addressIDs, versions)
+	}
+	if err := t.Send(ctx, &b); err != nil {
+		return nil, nil, err
 	}
 	return subs, versions, nil
 }
@@ -80,36 +54,9 @@ type AddressVersion struct {
 }
 
 func enqueue(ctx context.Context, tx pgx.Tx, m webhook.Message, endpointIDs []string) ([]webhook.Delivery, error) {
-	now := time.Now().UTC()
-	out := make([]webhook.Delivery, 0, len(endpointIDs))
-	b := &pgx.Batch{}
-	var customerID *string
-	if m.CustomerID != "" {
-		customerID = &m.CustomerID
-	}
-	b.Queue(`INSERT INTO messages (id, org_id, env, event_type, body, created_at, traceparent, customer_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
-		m.ID, m.OrgID, m.Env, m.Type, m.Body, m.CreatedAt, telemetry.Traceparent(ctx), customerID)
-	staged := m.CustomerID != "" && slices.Contains(webhook.Staged, m.Type)
-	for _, eid := range endpointIDs {
-		d := webhook.Delivery{ID: ids.New("dlv"), EndpointID: eid, OrgID: m.OrgID, Env: m.Env, MessageID: m.ID, EventType: m.Type,
-			Status: webhook.StatusPending, NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now}
-		if staged {
-			b.Queue(`INSERT INTO deliveries (id, endpoint_id, org_id, env, message_id, event_type, status, next_attempt_at, created_at, updated_at)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN EXISTS (`+unfinishedStage+`) THEN NULL ELSE $8::timestamptz END, $8, $8)
-				ON CONFLICT (endpoint_id, message_id) DO NOTHING`,
-				d.ID, eid, m.OrgID, m.Env, m.ID, m.Type, d.Status, now, m.CustomerID, webhook.Staged)
-		} else {
-			b.Queue(`INSERT INTO deliveries (id, endpoint_id, org_id, env, message_id, event_type, status, next_attempt_at, created_at, updated_at)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8) ON CONFLICT (endpoint_id, message_id) DO NOTHING`,
-				d.ID, eid, m.OrgID, m.Env, m.ID, m.Type, d.Status, now)
-		}
-		out = append(out, d)
-	}
-	if len(endpointIDs) > 0 { // a message no endpoint wants is only stored
-		b.Queue(`SELECT pg_notify($1, '')`, NotifyChannel)
-	}
-	return out, tx.SendBatch(ctx, b).Close()
+	var b Batch
+	out := b.Enqueue(ctx, m, endpointIDs)
+	return out, Tx{tx}.Send(ctx, &b)
 }
 
 // unfinishedStage finds another stage event of customer $9 whose
@@ -236,19 +183,13 @@ func (s *Store) Recover(ctx context.Context, who webhook.Caller, endpointID stri
 // customer serialises the two consumers that store its stage events
 // (verification and reporting), so two cannot take the same time.
 func (t Tx) StageTime(ctx context.Context, orgID, env, customerID string, at time.Time) (time.Time, error) {
-	if _, err := t.tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('webhook-stage/' || $1, 0))`, customerID); err != nil {
-		return at, err
-	}
+	var b Batch
 	var last *time.Time
-	if err := t.tx.QueryRow(ctx, `SELECT max(created_at) FROM messages WHERE org_id = $1 AND env = $2 AND customer_id = $3`,
-		orgID, env, customerID).Scan(&last); err != nil {
+	b.LastMessage(orgID, env, customerID, &last)
+	if err := t.Send(ctx, &b); err != nil {
 		return at, err
 	}
-	at = at.UTC().Truncate(time.Millisecond)
-	if last != nil && !at.After(*last) {
-		at = last.UTC().Truncate(time.Millisecond).Add(time.Millisecond)
-	}
-	return at, nil
+	return StageAfter(at, last), nil
 }
 
 // HasOutcome reports whether the customer's verification.completed or

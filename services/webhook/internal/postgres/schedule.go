@@ -49,11 +49,19 @@ type Job struct {
 // so the lock costs little. Endpoints are taken in the order of their
 // oldest due delivery, so a slow endpoint's backlog never hides another
 // endpoint's due deliveries. A customer's stage events wait for the
-// earlier ones to the same endpoint (earlierStage).
+// earlier ones to the same endpoint (earlierStage). Only the deliveries
+// chosen are locked: locking every endpoint's room first (up to
+// perEndpoint rows each, a tuple write apiece) and keeping n of them made
+// a claim cost as much as the whole backlog's room (BENCHMARKS.md 18i).
 func (s *Store) Claim(ctx context.Context, n, perEndpoint int, lease time.Duration) ([]Job, error) {
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
 	b.Queue(`SET LOCAL synchronous_commit TO OFF`)
+	// A generic plan of the claim (what a prepared statement switches to
+	// after five runs) cannot see how small each endpoint's room and n
+	// are; planned for its parameters, it stays a few milliseconds with
+	// thousands of deliveries due (BENCHMARKS.md 18o).
+	b.Queue(`SET LOCAL plan_cache_mode TO force_custom_plan`)
 	b.Queue(`SELECT pg_advisory_xact_lock($1)`, claimLockKey)
 	b.Queue(`
 		WITH room AS (
@@ -61,17 +69,20 @@ func (s *Store) Claim(ctx context.Context, n, perEndpoint int, lease time.Durati
 			FROM endpoints e
 			WHERE e.enabled AND e.deleted_at IS NULL
 			  AND EXISTS (SELECT 1 FROM deliveries d WHERE d.endpoint_id = e.id AND d.next_attempt_at <= now())
-		), picked AS (
+		), candidates AS (
 			SELECT x.id FROM room, LATERAL (
 				SELECT d.id, d.next_attempt_at FROM deliveries d
 				WHERE d.endpoint_id = room.id AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
 				  AND (d.event_type <> ALL($4) OR NOT EXISTS (`+earlierStage+`))
-				ORDER BY d.next_attempt_at LIMIT greatest(room.room, 0)
-				FOR UPDATE SKIP LOCKED) x
+				ORDER BY d.next_attempt_at LIMIT greatest(room.room, 0)) x
 			ORDER BY x.next_attempt_at LIMIT $1
+		), picked AS (
+			SELECT d.id FROM deliveries d WHERE d.id IN (SELECT id FROM candidates)
+			  AND (d.lease_until IS NULL OR d.lease_until < now())
+			FOR UPDATE SKIP LOCKED
 		), claimed AS (
 			UPDATE deliveries d SET lease_until = now() + make_interval(secs => $3)
-			FROM picked WHERE d.id = picked.id AND (d.lease_until IS NULL OR d.lease_until < now())
+			FROM picked WHERE d.id = picked.id
 			RETURNING d.id, d.endpoint_id, d.org_id, d.env, d.message_id, d.event_type, d.status, d.attempts, d.scheduled, d.manual, d.created_at
 		)
 		SELECT c.id, c.endpoint_id, c.org_id, c.env, c.message_id, c.event_type, c.status, c.attempts, c.scheduled, c.manual, c.created_at,
@@ -81,7 +92,7 @@ func (s *Store) Claim(ctx context.Context, n, perEndpoint int, lease time.Durati
 	b.Queue(`COMMIT`)
 	br := s.Pool().SendBatch(ctx, b)
 	defer br.Close()
-	for range 3 {
+	for range 4 {
 		if _, err := br.Exec(); err != nil {
 			return nil, fmt.Errorf("claim: %w", err)
 		}

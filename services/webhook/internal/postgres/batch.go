@@ -1,0 +1,126 @@
+package postgres
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/kycfield/kyc/pkg/ids"
+	"github.com/kycfield/kyc/pkg/telemetry"
+	"github.com/kycfield/kyc/services/webhook/internal/webhook"
+)
+
+// Batch gathers the reads, or the writes, of several events, so that
+// Tx.Send sends them in one round trip: the consumer turns a whole batch
+// of events into deliveries with one round trip of reads and one of
+// writes, where it took about three per event. Statements run in the
+// order they were queued, each seeing the effect of those before it, as
+// if each had been sent alone; what a read finds is in its destination
+// once Send has returned.
+type Batch struct {
+	b      pgx.Batch
+	notify bool // a delivery was queued: wake the dispatcher once
+}
+
+// SaveVersion queues recording v, an address's newest transition (an
+// older one than that stored changes nothing).
+func (b *Batch) SaveVersion(orgID, env string, v AddressVersionOf) {
+	b.b.Queue(`INSERT INTO address_versions (address_id, org_id, env, sequence, occurred_at) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (address_id) DO UPDATE SET sequence = excluded.sequence, occurred_at = excluded.occurred_at
+		WHERE address_versions.sequence < excluded.sequence`, v.AddressID, orgID, env, v.Sequence, v.OccurredAt)
+}
+
+// Subscribers queues reading into *into the enabled endpoints of the
+// tenant that want typ.
+func (b *Batch) Subscribers(orgID, env, typ string, into *[]string) {
+	b.b.Queue(`SELECT id FROM endpoints WHERE org_id = $1 AND env = $2 AND deleted_at IS NULL AND enabled
+		AND ($3 = ANY(events) OR '*' = ANY(events)) ORDER BY id`, orgID, env, typ).Query(func(rows pgx.Rows) error {
+		subs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		*into = subs
+		return err
+	})
+}
+
+// Versions queues reading into into the newest known version of each of
+// addressIDs.
+func (b *Batch) Versions(orgID, env string, addressIDs []string, into map[string]AddressVersion) {
+	b.b.Queue(`SELECT address_id, sequence, occurred_at FROM address_versions
+		WHERE org_id = $1 AND env = $2 AND address_id = ANY($3)`, orgID, env, addressIDs).Query(func(rows pgx.Rows) error {
+		var id string
+		var v AddressVersion
+		_, err := pgx.ForEachRow(rows, []any{&id, &v.Sequence, &v.OccurredAt}, func() error {
+			into[id] = v
+			return nil
+		})
+		return err
+	})
+}
+
+// LastMessage queues taking the customer's stage lock (held to the end of
+// the transaction) and reading into *into when its latest message was
+// stored (nil: none). See Tx.StageTime.
+func (b *Batch) LastMessage(orgID, env, customerID string, into **time.Time) {
+	b.b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended('webhook-stage/' || $1, 0))`, customerID)
+	b.b.Queue(`SELECT max(created_at) FROM messages WHERE org_id = $1 AND env = $2 AND customer_id = $3`,
+		orgID, env, customerID).QueryRow(func(row pgx.Row) error { return row.Scan(into) })
+}
+
+// Enqueue queues storing m (its trace taken from ctx) and a delivery to
+// each endpoint, due now (none: m is only stored, for the events API);
+// see Tx.Enqueue.
+func (b *Batch) Enqueue(ctx context.Context, m webhook.Message, endpointIDs []string) []webhook.Delivery {
+	now := time.Now().UTC()
+	out := make([]webhook.Delivery, 0, len(endpointIDs))
+	var customerID *string
+	if m.CustomerID != "" {
+		customerID = &m.CustomerID
+	}
+	b.b.Queue(`INSERT INTO messages (id, org_id, env, event_type, body, created_at, traceparent, customer_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
+		m.ID, m.OrgID, m.Env, m.Type, m.Body, m.CreatedAt, telemetry.Traceparent(ctx), customerID)
+	staged := m.CustomerID != "" && slices.Contains(webhook.Staged, m.Type)
+	for _, eid := range endpointIDs {
+		d := webhook.Delivery{ID: ids.New("dlv"), EndpointID: eid, OrgID: m.OrgID, Env: m.Env, MessageID: m.ID, EventType: m.Type,
+			Status: webhook.StatusPending, NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now}
+		if staged {
+			b.b.Queue(`INSERT INTO deliveries (id, endpoint_id, org_id, env, message_id, event_type, status, next_attempt_at, created_at, updated_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN EXISTS (`+unfinishedStage+`) THEN NULL ELSE $8::timestamptz END, $8, $8)
+				ON CONFLICT (endpoint_id, message_id) DO NOTHING`,
+				d.ID, eid, m.OrgID, m.Env, m.ID, m.Type, d.Status, now, m.CustomerID, webhook.Staged)
+		} else {
+			b.b.Queue(`INSERT INTO deliveries (id, endpoint_id, org_id, env, message_id, event_type, status, next_attempt_at, created_at, updated_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8) ON CONFLICT (endpoint_id, message_id) DO NOTHING`,
+				d.ID, eid, m.OrgID, m.Env, m.ID, m.Type, d.Status, now)
+		}
+		out = append(out, d)
+	}
+	b.notify = b.notify || len(endpointIDs) > 0
+	return out
+}
+
+// Send sends what b gathered in one round trip, ending with one NOTIFY
+// of the dispatcher if any delivery was queued.
+func (t Tx) Send(ctx context.Context, b *Batch) error {
+	if b.notify {
+		b.b.Queue(`SELECT pg_notify($1, '')`, NotifyChannel)
+		b.notify = false
+	}
+	if b.b.Len() == 0 {
+		return nil
+	}
+	return t.tx.SendBatch(ctx, &b.b).Close()
+}
+
+// StageAfter is when a stage event that happened at at is recorded, the
+// customer's latest message having been stored at last (nil: none): at
+// to the millisecond (the body's precision), or a millisecond after last
+// if at is not later.
+func StageAfter(at time.Time, last *time.Time) time.Time {
+	at = at.UTC().Truncate(time.Millisecond)
+	if last != nil && !at.After(*last) {
+		at = last.UTC().Truncate(time.Millisecond).Add(time.Millisecond)
+	}
+	return at
+}
