@@ -18,3 +18,7 @@ func (r *Relay) WithHooks(fence func(fenced bool), mode func(idle bool)) *Relay 
 	r.hooks = relayHooks{fence: fence, mode: mode}
 	return r
 }
+
+// WritersLockKey is the advisory lock writers hold shared, for a test
+// that checks Add takes it.
+const WritersLockKey = writersLockKey

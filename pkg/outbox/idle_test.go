@@ -209,6 +209,55 @@ func TestWriterOpenWhileTheRelayGoesIdleIsPublished(t *testing.T) {
 	waitAll(t, reader, map[string]bool{later: true}, 30*time.Second)
 }
 
+// TestAddHoldsTheWritersLockUntilCommit: the lock rides on Add's first
+// INSERT, and it is what keeps a relay from going idle under an open
+// writer, so an open transaction that added events (one or several) must
+// refuse the relay's exclusive try, and a committed one must not.
+func TestAddHoldsTheWritersLockUntilCommit(t *testing.T) {
+	t.Parallel()
+	pool, _, topic := setup(t)
+	ctx := context.Background()
+	tryExclusive := func() bool {
+		var got bool
+		err := pool.QueryRow(ctx, `SELECT CASE WHEN pg_try_advisory_lock($1) THEN pg_advisory_unlock($1) ELSE false END`,
+			int64(outbox.WritersLockKey)).Scan(&got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	stored := 0
+	for _, n := range []int{1, 3} {
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = tx.Rollback(ctx) }() // a failed check leaves it open
+		msgs := make([]outbox.Message, n)
+		for i := range msgs {
+			e, _ := event.New("thing.happened", "org_1", "test", map[string]int{"seq": i})
+			msgs[i] = outbox.Message{Topic: topic, Key: "cus_1", Event: e}
+		}
+		if err := outbox.Add(ctx, tx, msgs...); err != nil {
+			t.Fatal(err)
+		}
+		if tryExclusive() {
+			t.Fatalf("%d messages: the relay took the writers' lock while a writer was open", n)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if !tryExclusive() {
+			t.Fatalf("%d messages: the writers' lock outlived the writer's commit", n)
+		}
+		stored += n
+		var rows int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM outbox`).Scan(&rows); err != nil || rows != stored {
+			t.Fatalf("%d messages: %d rows stored in all, want %d (%v)", n, rows, stored, err)
+		}
+	}
+}
+
 // TestRepeatableReadWriterWakesTheRelay: a REPEATABLE READ transaction
 // reads outbox_relay as of its first statement, which can be before the
 // relay went idle; it must NOTIFY all the same.

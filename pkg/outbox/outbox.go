@@ -32,11 +32,22 @@ func Migration() pgdb.Migration {
 const notifyChannel = "kyc_outbox"
 
 // writersLockKey is the advisory lock every transaction that writes
-// events holds, shared, from just before it reads outbox_relay.idle until
-// it ends. A relay going idle takes it exclusively for an instant, which
-// it can only do once every writer that may have read "busy" has ended
-// (relay_idle.go).
+// events holds, shared, from its first outbox INSERT (before it reads
+// outbox_relay.idle) until it ends. A relay going idle takes it
+// exclusively for an instant, which it can only do once every writer
+// that may have read "busy" has ended (relay_idle.go).
 const writersLockKey = 0x6b79635f6f757477 // "kyc_outw"
+
+// insertLocked is the first INSERT of Add's batch: it takes
+// writersLockKey shared as it inserts (the function in FROM runs once,
+// before the row is written), so the lock costs no statement of its own.
+// Held to the transaction's end, it is granted before notifyIfIdle, the
+// batch's last statement, takes its snapshot.
+const insertLocked = `INSERT INTO outbox (event_id, event_type, topic, msg_key, payload, traceparent)
+	SELECT $1, $2, $3, $4, $5, $6 FROM pg_advisory_xact_lock_shared($7)`
+
+// insertOne inserts the batch's other messages, under the lock the first took.
+const insertOne = `INSERT INTO outbox (event_id, event_type, topic, msg_key, payload, traceparent) VALUES ($1, $2, $3, $4, $5, $6)`
 
 // notifyIfIdle NOTIFYs only when the relay is idle. It is a statement of
 // its own, after the lock's, so that under READ COMMITTED it reads the
@@ -65,15 +76,17 @@ func Add(ctx context.Context, tx pgx.Tx, msgs ...Message) error {
 	}
 	tp := telemetry.Traceparent(ctx)
 	b := &pgx.Batch{}
-	for _, m := range msgs {
+	for i, m := range msgs {
 		payload, err := json.Marshal(m.Event)
 		if err != nil {
 			return fmt.Errorf("outbox: marshal: %w", err)
 		}
-		b.Queue(`INSERT INTO outbox (event_id, event_type, topic, msg_key, payload, traceparent) VALUES ($1, $2, $3, $4, $5, $6)`,
-			m.Event.ID, m.Event.Type, m.Topic, m.Key, payload, tp)
+		if i == 0 {
+			b.Queue(insertLocked, m.Event.ID, m.Event.Type, m.Topic, m.Key, payload, tp, int64(writersLockKey))
+			continue
+		}
+		b.Queue(insertOne, m.Event.ID, m.Event.Type, m.Topic, m.Key, payload, tp)
 	}
-	b.Queue(`SELECT pg_advisory_xact_lock_shared($1)`, int64(writersLockKey))
 	b.Queue(notifyIfIdle, notifyChannel)
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("outbox: insert: %w", err)

@@ -23,7 +23,8 @@ import (
 //
 // The hazard is a writer that read "busy" just before the relay went
 // idle and commits after the relay's last look. Add takes
-// writersLockKey shared before it reads the flag and holds it to commit.
+// writersLockKey shared in its first INSERT, before it reads the flag,
+// and holds it to commit.
 // To go idle the relay commits idle = true, then takes writersLockKey
 // exclusively for an instant (pg_try_advisory_lock, released at once),
 // then looks once more. A writer holding the lock when the relay took it
