@@ -37,17 +37,13 @@ type Relay struct {
 	poll      time.Duration
 	retention time.Duration
 	tracer    trace.Tracer
-	// linger and lingerPolls: a busy relay that finds nothing looks
-	// again lingerPolls times, linger apart, before it goes idle.
-	linger      time.Duration
-	lingerPolls int
-	hooks       relayHooks
+	hooks     relayHooks
 }
 
 // NewRelay returns a relay over pool publishing with pub.
 func NewRelay(pool *pgxpool.Pool, pub Publisher, log *slog.Logger) *Relay {
 	return &Relay{pool: pool, pub: pub, log: log, batch: 200, poll: safetyPoll, retention: 7 * 24 * time.Hour,
-		tracer: noop.NewTracerProvider().Tracer(""), linger: defaultLinger, lingerPolls: defaultLingerPolls}
+		tracer: noop.NewTracerProvider().Tracer("")}
 }
 
 // WithTracing makes the relay publish each message in a producer span,
@@ -70,14 +66,6 @@ const safetyPoll = 30 * time.Second
 
 // relayLockKey is the advisory lock id electing the publishing relay.
 const relayLockKey = 0x6b79635f6f7574 // "kyc_out"
-
-// defaultLinger and defaultLingerPolls: see Relay.linger. Off: at 1,000
-// webhooks a second the relay's stage p99 was no better with one 2 ms
-// look than without (BENCHMARKS §18x).
-const (
-	defaultLinger      = 2 * time.Millisecond
-	defaultLingerPolls = 0
-)
 
 // Run publishes until ctx ends. Failures are logged and retried.
 func (r *Relay) Run(ctx context.Context) error {
