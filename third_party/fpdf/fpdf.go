@@ -4498,10 +4498,9 @@ func (f *Fpdf) putfonts() {
 				fontName := "utf8" + font.Name
 				usedRunes := font.usedRunes
 				delete(usedRunes, 0)
-				utf8FontStream := font.utf8File.GenerateCutFont(usedRunes)
-				utf8FontSize := len(utf8FontStream)
-				CodeSignDictionary := font.utf8File.CodeSymbolDictionary
-				delete(CodeSignDictionary, 0)
+				// kyc patch: the subset, its map and its widths are cut once
+				// per font file and set of runes (utf8Cut).
+				cut := f.utf8Cut(&font, usedRunes)
 
 				f.newobj()
 				f.out(fmt.Sprintf("<</Type /Font\n/Subtype /Type0\n/BaseFont /%s\n/Encoding /Identity-H\n/DescendantFonts [%d 0 R]\n/ToUnicode %d 0 R>>\n"+"endobj", fontName, f.n+1, f.n+2))
@@ -4512,7 +4511,7 @@ func (f *Fpdf) putfonts() {
 				if font.Desc.MissingWidth != 0 {
 					f.out("/DW " + strconv.Itoa(font.Desc.MissingWidth))
 				}
-				f.generateCIDFontMap(&font, font.utf8File.LastRune)
+				f.buffer.Write(cut.widths) // kyc patch
 				f.out("/CIDToGIDMap " + strconv.Itoa(f.n+4) + " 0 R>>")
 				f.out("endobj")
 
@@ -4546,33 +4545,20 @@ func (f *Fpdf) putfonts() {
 				f.out(s.String())
 				f.out("endobj")
 
-				// Embed CIDToGIDMap
-				cidToGidMap := make([]byte, 256*256*2)
-
-				for cc, glyph := range CodeSignDictionary {
-					cidToGidMap[cc*2] = byte(glyph >> 8)
-					cidToGidMap[cc*2+1] = byte(glyph & 0xFF)
-				}
-
-				mem := xmem.compress(cidToGidMap)
-				cidToGidMap = mem.bytes()
+				// Embed CIDToGIDMap (kyc patch: made by utf8Cut)
 				f.newobj()
-				f.out("<</Length " + strconv.Itoa(len(cidToGidMap)) + "/Filter /FlateDecode>>")
-				f.putstream(cidToGidMap)
+				f.out("<</Length " + strconv.Itoa(len(cut.cidMap)) + "/Filter /FlateDecode>>")
+				f.putSharedStream(cut.cidMap)
 				f.out("endobj")
-				mem.release()
 
-				//Font file
-				mem = xmem.compress(utf8FontStream)
-				compressedFontStream := mem.bytes()
+				//Font file (kyc patch: cut and compressed by utf8Cut)
 				f.newobj()
-				f.out("<</Length " + strconv.Itoa(len(compressedFontStream)))
+				f.out("<</Length " + strconv.Itoa(len(cut.file)))
 				f.out("/Filter /FlateDecode")
-				f.out("/Length1 " + strconv.Itoa(utf8FontSize))
+				f.out("/Length1 " + strconv.Itoa(cut.size))
 				f.out(">>")
-				f.putstream(compressedFontStream)
+				f.putSharedStream(cut.file)
 				f.out("endobj")
-				mem.release()
 			default:
 				f.err = fmt.Errorf("unsupported font type: %s", tp)
 				return

@@ -58,6 +58,7 @@ func TestParsedFontIsReused(t *testing.T) {
 	cutCMAPs.Lock()
 	cutCMAPs.m = nil
 	cutCMAPs.Unlock()
+	resetCuts()
 	cold := kycDoc(t, ttf)
 	parsedUTF8Fonts.Lock()
 	cutCMAPs.Lock()
@@ -117,5 +118,69 @@ func TestDocumentsShareParsedFontsConcurrently(t *testing.T) {
 		if errs[i] != nil || !bytes.Equal(g, want) {
 			t.Errorf("document %d differs (%v)", i, errs[i])
 		}
+	}
+}
+
+func resetCuts() {
+	cutFonts.Lock()
+	cutFonts.m = nil
+	cutFonts.Unlock()
+}
+
+func cuts() int {
+	cutFonts.Lock()
+	defer cutFonts.Unlock()
+	return len(cutFonts.m)
+}
+
+// textDoc is a one-page document of text in the font, encrypted when
+// protect.
+func textDoc(t *testing.T, ttf []byte, text string, protect bool) []byte {
+	t.Helper()
+	f := New("P", "mm", "A4", "")
+	f.SetCatalogSort(true)
+	f.SetCreationDate(time0)
+	f.SetModificationDate(time0)
+	if protect {
+		f.SetProtection(0, "", "owner")
+	}
+	f.AddUTF8FontFromBytes("dejavu", "", ttf)
+	f.SetFont("dejavu", "", 12)
+	f.AddPage()
+	f.MultiCell(0, 6, text, "", "L", false)
+	var buf bytes.Buffer
+	if err := f.Output(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestDocumentsShareOneCut: documents whose runes are all base runes share
+// one subset (cut once); a rune beyond them gets a subset of its own; an
+// encrypted document, which encrypts its streams in place, leaves the
+// shared subset as it was.
+func TestDocumentsShareOneCut(t *testing.T) {
+	ttf, err := os.ReadFile(kycTestFont)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resetCuts()
+	first := textDoc(t, ttf, "Ngozi Okafor, 14 Adebayo Road", false)
+	textDoc(t, ttf, "Chinedu Eze — ₦5,000 · 3 “Main” Street ↑ § ±", false)
+	if n := cuts(); n != 1 {
+		t.Fatalf("%d subsets cut for two documents in base runes, want 1", n)
+	}
+	textDoc(t, ttf, "Adébáyọ̀ Ọláyínká", false)
+	textDoc(t, ttf, "Ọláyínká Adébáyọ̀", false)
+	if n := cuts(); n != 2 {
+		t.Fatalf("%d subsets after two documents with the same diacritics, want 2", n)
+	}
+	textDoc(t, ttf, "Ngozi Okafor, 14 Adebayo Road", true)
+	if again := textDoc(t, ttf, "Ngozi Okafor, 14 Adebayo Road", false); !bytes.Equal(again, first) {
+		t.Fatal("after an encrypted document, the same document differs")
+	}
+	resetCuts()
+	if cold := textDoc(t, ttf, "Ngozi Okafor, 14 Adebayo Road", false); !bytes.Equal(cold, first) {
+		t.Fatal("a document with a shared subset differs from one cut afresh")
 	}
 }
