@@ -87,7 +87,7 @@ func (r *Relay) round(ctx context.Context, s *relaySession) (more bool, err erro
 		return false, nil
 	}
 	// No second look before going idle: a 2 ms "linger" made the relay's
-	// stage slower at 1,000 webhooks a second, not faster (BENCHMARKS §18x).
+	// stage slower at 1,000 webhooks a second, not faster (BENCHMARKS §18q).
 	s.empty++
 	return r.goIdle(ctx, s)
 }
