@@ -45,8 +45,6 @@ import (
 	"fmt"
 	"log"
 	"net/http"
-	"os"
-	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -104,15 +102,7 @@ func main() {
 	xactsBefore := load.Transactions(p.DatabaseURLs)
 	cpuBefore := load.SampleCPU(dbs...)
 	runStart := time.Now()
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			log.Fatal(err)
-		}
-	}
+	stopProfile := load.Profile(*cpuprofile)
 	tick := time.NewTicker(time.Second / time.Duration(*rate))
 	defer tick.Stop()
 	end := time.Now().Add(*dur)
@@ -134,9 +124,7 @@ func main() {
 	}
 	wg.Wait()
 	reported, reports := waitReports(p, len(samples), time.Minute)
-	if *cpuprofile != "" {
-		pprof.StopCPUProfile()
-	}
+	stopProfile()
 	cpu := load.CPUSince(load.SampleCPU(dbs...), cpuBefore)
 	time.Sleep(1500 * time.Millisecond) // backends report their counts within a second
 	xacts := load.Transactions(p.DatabaseURLs)

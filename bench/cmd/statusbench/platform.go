@@ -6,8 +6,6 @@ import (
 	"log"
 	"math/rand/v2"
 	"net/http"
-	"os"
-	"runtime/pprof"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -56,7 +54,7 @@ func viaPlatform(ctx context.Context, r platformRun) {
 		return req
 	}
 	if r.cpuprofile != "" {
-		stop := profile(r.cpuprofile)
+		stop := load.Profile(r.cpuprofile)
 		defer stop()
 	}
 	dbs := load.DatabaseNames(p.DatabaseURLs)
@@ -149,21 +147,5 @@ func waitReports(ctx context.Context, p *harness.Platform, n int) {
 			log.Fatalf("%d of %d reports after two minutes", got, n)
 		}
 		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// profile starts a CPU profile written to path; the function it returns
-// stops it.
-func profile(path string) func() {
-	f, err := os.Create(path)
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		log.Fatal(err)
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		_ = f.Close()
 	}
 }

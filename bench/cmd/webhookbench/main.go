@@ -19,8 +19,6 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"os"
-	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -69,7 +67,7 @@ func main() {
 	rc.waitHealthy(len(tenants)-countHanging(tenants), time.Minute)
 	rc.reset()
 
-	stopProfile := profile(*cpuprofile)
+	stopProfile := load.Profile(*cpuprofile)
 	var sent []sentEvent
 	start := time.Now()
 	if *burst > 0 {
@@ -100,25 +98,6 @@ func main() {
 	}
 	if err := stages(ctx, dbURL, start); err != nil {
 		log.Print(err)
-	}
-}
-
-// profile starts a CPU profile into path (none when empty) and returns
-// its stop.
-func profile(path string) func() {
-	if path == "" {
-		return func() {}
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		log.Fatal(err)
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		_ = f.Close()
 	}
 }
 
