@@ -48,8 +48,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/kycfield/kyc/bench/load"
 	"github.com/kycfield/kyc/e2e/harness"
 )
@@ -123,7 +121,7 @@ func main() {
 		}()
 	}
 	wg.Wait()
-	reported, reports := waitReports(p, len(samples), time.Minute)
+	reported, reports := load.WaitReports(p.DatabaseURLs["reporting"], len(samples), time.Minute)
 	stopProfile()
 	cpu := load.CPUSince(load.SampleCPU(dbs...), cpuBefore)
 	time.Sleep(1500 * time.Millisecond) // backends report their counts within a second
@@ -135,30 +133,6 @@ func main() {
 	fmt.Printf("  every report rendered %.1f s after the first POST (%d of %d)\n", reported.Sub(runStart).Seconds(), reports, len(samples))
 	fmt.Printf("  CPU ms per customer, first POST to last report: %s\n", load.ByGroup(cpu, 1000/float64(max(len(samples), 1)), "%.2f"))
 	fmt.Printf("  PostgreSQL transactions per customer, by service (status polls included): %s\n", load.ByGroup(xacts, 1/float64(max(len(samples), 1)), "%.1f"))
-}
-
-// waitReports polls until want reports are stored, so the CPU measured
-// covers each customer's whole pipeline (rendering trails VERIFIED), and
-// returns when that was, or when it gave up after limit, and how many
-// there were. One connection, so the polling costs PostgreSQL little.
-func waitReports(p *harness.Platform, want int, limit time.Duration) (time.Time, int) {
-	ctx := context.Background()
-	c, err := pgx.Connect(ctx, p.DatabaseURLs["reporting"])
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer c.Close(ctx)
-	deadline := time.Now().Add(limit)
-	for {
-		var n int
-		if err := c.QueryRow(ctx, `SELECT count(*) FROM reports`).Scan(&n); err != nil {
-			log.Fatal(err)
-		}
-		if n >= want || time.Now().After(deadline) {
-			return time.Now(), n
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // journey creates one customer and polls until it is VERIFIED.

@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/kycfield/kyc/bench/load"
 	"github.com/kycfield/kyc/e2e/harness"
 )
@@ -44,7 +42,10 @@ func viaPlatform(ctx context.Context, r platformRun) {
 	_, key := p.NewKey(t, p.NewOrg(t, "enterprise"), "test")
 	ids := seed(p, key, r.customers)
 	waitVerified(p, key, ids)
-	waitReports(ctx, p, len(ids))
+	// No render trailing the customers' verification is measured with the reads.
+	if _, n := load.WaitReports(p.DatabaseURLs["reporting"], len(ids), 2*time.Minute); n < len(ids) {
+		log.Fatalf("%d of %d reports after two minutes", n, len(ids))
+	}
 	log.Printf("%d sandbox customers VERIFIED, their reports rendered", len(ids))
 
 	client := load.Client(32)
@@ -123,29 +124,5 @@ func waitVerified(p *harness.Platform, key string, ids []string) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-	}
-}
-
-// waitReports returns once n reports are stored, so that no render
-// trailing the customers' verification is measured with the reads.
-func waitReports(ctx context.Context, p *harness.Platform, n int) {
-	c, err := pgx.Connect(ctx, p.DatabaseURLs["reporting"])
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer c.Close(ctx)
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		var got int
-		if err := c.QueryRow(ctx, `SELECT count(*) FROM reports`).Scan(&got); err != nil {
-			log.Fatal(err)
-		}
-		if got >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			log.Fatalf("%d of %d reports after two minutes", got, n)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }
