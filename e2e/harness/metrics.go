@@ -32,6 +32,33 @@ func GaugeSum(text, name string) (sum, largest float64, err error) {
 	return sum, largest, nil
 }
 
+// GaugeSeries reads the series of the gauge name from an exposition text,
+// each keyed by its own labels' values joined with "/" (a consumer's name,
+// for kyc_consumer_lag; the exporter's otel_scope_* labels left out): the
+// figure an operator looks up once the sum says something is left.
+func GaugeSeries(text, name string) (map[string]float64, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := p.TextToMetricFamilies(strings.NewReader(text))
+	if err != nil {
+		return nil, err
+	}
+	series := map[string]float64{}
+	f, ok := families[name]
+	if !ok {
+		return series, nil
+	}
+	for _, m := range f.GetMetric() {
+		labels := make([]string, 0, len(m.GetLabel()))
+		for _, l := range m.GetLabel() {
+			if !strings.HasPrefix(l.GetName(), "otel_scope_") {
+				labels = append(labels, l.GetValue())
+			}
+		}
+		series[strings.Join(labels, "/")] += value(f.GetType(), m)
+	}
+	return series, nil
+}
+
 func value(t dto.MetricType, m *dto.Metric) float64 {
 	if t == dto.MetricType_GAUGE {
 		return m.GetGauge().GetValue()

@@ -93,7 +93,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 	rdb := redisguard.NewClient(ropt, redisguard.Options{}, log, meter)
 	defer rdb.Close()
 
-	bus := kafkabus.Config{Brokers: cfg.KafkaBrokers, TopicPrefix: cfg.KafkaTopicPrefix, Partitions: cfg.KafkaPartitions, Replication: cfg.KafkaReplication}
+	bus := kafkabus.Config{Brokers: cfg.KafkaBrokers, TopicPrefix: cfg.KafkaTopicPrefix, Partitions: cfg.KafkaPartitions, Replication: cfg.KafkaReplication, Log: log}
 	authTopic, usageTopic, orgAuditTopic := bus.Topic(event.TopicAuth), bus.Topic(event.TopicGatewayUsage), bus.Topic(event.TopicOrgAudit)
 	if err := kafkabus.EnsureTopics(ctx, bus, authTopic, usageTopic, orgAuditTopic); err != nil {
 		return err

@@ -9,8 +9,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/segmentio/kafka-go"
@@ -23,6 +25,36 @@ type Config struct {
 	// Partitions and Replication apply to topics this process creates.
 	Partitions  int
 	Replication int
+	// Log, if set, receives kafka-go's own messages: errors as warnings
+	// (a failed join, a fetch error, a commit refused after a rebalance),
+	// the rest (group joins, assignments, commits) at debug. Without it a
+	// reader that stops fetching, in a retry loop inside kafka-go, says
+	// nothing at all.
+	Log *slog.Logger
+}
+
+// loggers returns kafka-go's info and error loggers for c.Log (nil, nil
+// without one: kafka-go then logs nothing).
+func (c Config) loggers() (info, errs kafka.Logger) {
+	if c.Log == nil {
+		return nil, nil
+	}
+	l := c.Log.With("component", "kafka-go")
+	return kafka.LoggerFunc(func(msg string, args ...any) {
+			if l.Enabled(context.Background(), slog.LevelDebug) {
+				l.Debug(fmt.Sprintf(msg, args...))
+			}
+		}), kafka.LoggerFunc(func(msg string, args ...any) {
+			text := fmt.Sprintf(msg, args...)
+			if strings.Contains(text, net.ErrClosed.Error()) {
+				// A reader closed at shutdown reports each partition's
+				// fetch as failed on the closed connection: expected, and
+				// one line per partition and group on every stop.
+				l.Debug(text)
+				return
+			}
+			l.Warn(text)
+		})
 }
 
 // Topic returns the full name of a topic.
@@ -31,7 +63,9 @@ func (c Config) Topic(name string) string { return c.TopicPrefix + name }
 // NewWriter returns a synchronous, acknowledged, key-hashing writer. The
 // topic is set per message.
 func NewWriter(c Config) *kafka.Writer {
+	_, errs := c.loggers()
 	return &kafka.Writer{
+		ErrorLogger:  errs,
 		Addr:         kafka.TCP(c.Brokers...),
 		Balancer:     &kafka.Hash{},
 		RequiredAcks: kafka.RequireAll,
@@ -52,7 +86,10 @@ const heartbeat = 3 * time.Second
 // durable; commits are flushed asynchronously every CommitInterval, which is
 // safe because consumers are idempotent.
 func NewGroupReader(c Config, group string, topics ...string) *kafka.Reader {
+	info, errs := c.loggers()
 	return kafka.NewReader(kafka.ReaderConfig{
+		Logger:            info,
+		ErrorLogger:       errs,
 		Brokers:           c.Brokers,
 		Dialer:            dialer(),
 		GroupID:           group,

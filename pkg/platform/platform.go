@@ -108,7 +108,7 @@ func boot(ctx context.Context, log *slog.Logger, o Options) (*Base, error) {
 	}
 	b.closers = append(b.closers, b.DB.Close)
 	b.Bus = kafkabus.Config{Brokers: o.Common.KafkaBrokers, TopicPrefix: o.Common.KafkaTopicPrefix,
-		Partitions: o.Common.KafkaPartitions, Replication: o.Common.KafkaReplication}
+		Partitions: o.Common.KafkaPartitions, Replication: o.Common.KafkaReplication, Log: log}
 	if len(o.Topics) > 0 {
 		full := make([]string, len(o.Topics))
 		for i, t := range o.Topics {

@@ -21,12 +21,17 @@ type backlog struct {
 	lag, lagLargest int64 // over every consumer of every service; the largest one consumer's
 	outbox          int64
 	renders         int64
+	lagBy           map[string]int64 // service/consumer -> lag, the consumers with some left
 }
 
 func (b backlog) zero() bool { return b.lag == 0 && b.outbox == 0 && b.renders == 0 }
 
 func (b backlog) String() string {
-	return fmt.Sprintf("consumer lag %d (largest %d), outbox %d, renders queued %d", b.lag, b.lagLargest, b.outbox, b.renders)
+	s := fmt.Sprintf("consumer lag %d (largest %d), outbox %d, renders queued %d", b.lag, b.lagLargest, b.outbox, b.renders)
+	if len(b.lagBy) > 0 {
+		s += fmt.Sprintf("; lag by consumer %v", b.lagBy)
+	}
+	return s
 }
 
 // gauges reads the backlog; it keeps one connection to reporting's
@@ -64,6 +69,20 @@ func (g *gauges) read() (backlog, error) {
 		lag, largest, err := harness.GaugeSum(string(text), "kyc_consumer_lag")
 		if err != nil {
 			return b, fmt.Errorf("%s /metrics: %w", name, err)
+		}
+		if lag > 0 {
+			series, err := harness.GaugeSeries(string(text), "kyc_consumer_lag")
+			if err != nil {
+				return b, fmt.Errorf("%s /metrics: %w", name, err)
+			}
+			for consumer, v := range series {
+				if v > 0 {
+					if b.lagBy == nil {
+						b.lagBy = map[string]int64{}
+					}
+					b.lagBy[name+"/"+consumer] = int64(v)
+				}
+			}
 		}
 		out, _, err := harness.GaugeSum(string(text), "kyc_outbox_backlog")
 		if err != nil {
