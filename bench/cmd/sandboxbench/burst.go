@@ -123,7 +123,7 @@ func burst(p *harness.Platform, a *api, n, rate int) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("burst: %d sandbox customers offered at %d/s, at most %d POSTs in flight; webhook endpoint %s; gateway API_MAX_IN_FLIGHT=%q (empty: its default)\n",
+	fmt.Printf("burst: %d sandbox customers offered at %d/s, at most %d POSTs in flight; webhook endpoint %s; gateway API_MAX_IN_FLIGHT=%q (empty: no admission bound in the harness)\n",
 		n, rate, maxInFlight, rc.url, os.Getenv("API_MAX_IN_FLIGHT"))
 	stop := make(chan struct{})
 	samples := make(chan []progress, 1)

@@ -24,7 +24,9 @@
 // -ignore-renders leaves the reports still queued out of the verdict, to
 // tell the VERIFIED path's capacity from the renderer's.
 //
-// -burst N -rate R registers a webhook endpoint on a loopback receiver,
+// -burst N -rate R registers a webhook endpoint on a loopback receiver
+// (the gateway's admission bound is the environment's API_MAX_IN_FLIGHT;
+// the harness leaves it off when unset),
 // creates N customers at R/s (at most 512 POSTs in flight; each retried
 // under one Idempotency-Key, as a client would: after a 503 with
 // Retry-After that long later, as often as it takes) and reads progress
