@@ -69,6 +69,8 @@ func TestMetricsOnEveryProcess(t *testing.T) {
 		{"gateway", "http_server_request_duration_seconds_count", map[string]string{"http_route": "/api/v1/customers", "http_request_method": "POST", "http_response_status_code": "201"}},
 		{"gateway", "http_server_request_duration_seconds_count", map[string]string{"http_route": "/api/v1/customers", "http_request_method": "GET", "http_response_status_code": "429"}},
 		{"gateway", "kyc_gateway_quota_rejections_total", nil},
+		{"gateway", "kyc_gateway_shed_total", nil},
+		{"gateway", "kyc_gateway_api_in_flight", nil},
 		{"customer", "http_server_request_duration_seconds_bucket", map[string]string{"http_route": "/api/v1/customers", "http_request_method": "POST", "http_response_status_code": "201"}},
 		{"customer", "kyc_outbox_backlog", nil},
 		{"customer", "kyc_outbox_oldest_age_seconds", nil},

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"maps"
+	"os"
 	"strings"
 
 	"github.com/minio/minio-go/v7"
@@ -119,6 +120,13 @@ func (s *Stores) Override(svc platform.Service) map[string]string {
 		maps.Copy(o, map[string]string{"WEBHOOK_ALLOW_PRIVATE": "true", "WEBHOOK_RETRY_SCHEDULE": WebhookSchedule, "WEBHOOK_POLL": "50ms"})
 	case stack.Gateway.Name:
 		maps.Copy(o, map[string]string{"REDIS_KEY_PREFIX": s.RedisPrefix + "gw:", "ADMIN_ADDR": "127.0.0.1:0", "USAGE_REPORT_INTERVAL": "300ms"})
+		// Tests fire hundreds of concurrent requests at one organization
+		// to check quotas and limits, not admission: no admission bound
+		// unless the run's environment sets one (sandboxbench -burst does;
+		// TestShedCreateCreatesNothingAndItsRetryOne sets its own).
+		if os.Getenv("API_MAX_IN_FLIGHT") == "" {
+			o["API_MAX_IN_FLIGHT"] = "0"
+		}
 	}
 	return o
 }

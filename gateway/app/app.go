@@ -15,6 +15,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kycfield/kyc/api"
+	"github.com/kycfield/kyc/gateway/internal/admit"
 	"github.com/kycfield/kyc/gateway/internal/agentapp"
 	"github.com/kycfield/kyc/gateway/internal/dashboard"
 	"github.com/kycfield/kyc/gateway/internal/edge"
@@ -67,6 +68,15 @@ type Config struct {
 	UsageInterval   time.Duration     `env:"USAGE_REPORT_INTERVAL" envDefault:"10s"`
 	UpstreamTimeout time.Duration     `env:"UPSTREAM_TIMEOUT" envDefault:"30s"`
 	TrustedHops     int               `env:"TRUSTED_PROXY_HOPS" envDefault:"0"`
+	// Admission control of the lender API (/api/v1 with an API key): at
+	// most APIMaxInFlight requests in flight in this process (0: no
+	// bound), at most APIOrgMaxInFlight of them for one organization (0:
+	// three quarters), each waiting at most APIAdmitWait for a slot before
+	// it is answered 503 SERVICE_OVERLOADED with Retry-After. The default
+	// comes from BENCHMARKS §18 (the overload subsection).
+	APIMaxInFlight    int           `env:"API_MAX_IN_FLIGHT" envDefault:"32"`
+	APIOrgMaxInFlight int           `env:"API_ORG_MAX_IN_FLIGHT" envDefault:"0"`
+	APIAdmitWait      time.Duration `env:"API_ADMIT_WAIT" envDefault:"250ms"`
 }
 
 // Run serves until ctx ends. onListen (optional) receives the bound address.
@@ -115,6 +125,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, onListen func(string
 	opts := edge.Options{Upstreams: upstreams, MaxJSON: cfg.MaxJSONBody, MaxUpload: cfg.MaxUploadBody,
 		TrustedHops: cfg.TrustedHops, OpenAPI: api.OpenAPI, Timeout: cfg.UpstreamTimeout, Sessions: src, Staff: src,
 		Refusals: refusal.New(writer, orgAuditTopic, 2*time.Second, log),
+		Admit:    admit.New(admit.Config{Limit: cfg.APIMaxInFlight, PerOrg: cfg.APIOrgMaxInFlight, Wait: cfg.APIAdmitWait, RetryAfter: time.Second}, meter),
 		// Clients' traceparent is not trusted: every trace starts here.
 		Instrument: func(h http.Handler) http.Handler { return tel.Server(h, telemetry.ServerOptions{}) }}
 	// The client span carries the trace to the services. With tracing off

@@ -17,7 +17,9 @@ import (
 // A POST without an Idempotency-Key gets one before its first attempt, and
 // every retry of that call sends the same key, so the platform runs it once
 // and replays the first answer (the gateway keeps it 24 hours). Retried are
-// network errors, 5xx (but 501, which a retry cannot change), 429, and a
+// network errors, 5xx (but 501, which a retry cannot change; 503
+// SERVICE_OVERLOADED is the gateway shedding a burst before the request did
+// anything), 429, and a
 // 409 that carries Retry-After (REQUEST_IN_PROGRESS: the first attempt is
 // still running). Retry-After is honoured up to maxWait; a longer one (a
 // daily quota that resets at midnight) is returned to the caller instead.

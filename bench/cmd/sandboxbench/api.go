@@ -29,17 +29,24 @@ func newAPI(p *harness.Platform, key string, conns int) *api {
 // given and the call succeeded). An error is a request that got no
 // answer; a status other than 2xx comes back with a nil error.
 func (a *api) call(method, path string, body any, header map[string]string, out any) (int, error) {
+	st, _, err := a.callHeader(method, path, body, header, out)
+	return st, err
+}
+
+// callHeader is call that also returns the answer's headers (nil when
+// there was no answer).
+func (a *api) callHeader(method, path string, body any, header map[string]string, out any) (int, http.Header, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		rd = bytes.NewReader(b)
 	}
 	req, err := http.NewRequest(method, a.base+path, rd)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+a.key)
 	if rd != nil {
@@ -50,23 +57,23 @@ func (a *api) call(method, path string, body any, header map[string]string, out 
 	}
 	resp, err := a.http.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return resp.StatusCode, err
+		return resp.StatusCode, resp.Header, err
 	}
 	if out != nil && resp.StatusCode/100 == 2 {
 		var env struct{ Data json.RawMessage }
 		if err := json.Unmarshal(b, &env); err != nil {
-			return resp.StatusCode, fmt.Errorf("%s %s: %w", method, path, err)
+			return resp.StatusCode, resp.Header, fmt.Errorf("%s %s: %w", method, path, err)
 		}
 		if err := json.Unmarshal(env.Data, out); err != nil {
-			return resp.StatusCode, fmt.Errorf("%s %s: %w", method, path, err)
+			return resp.StatusCode, resp.Header, fmt.Errorf("%s %s: %w", method, path, err)
 		}
 	}
-	return resp.StatusCode, nil
+	return resp.StatusCode, resp.Header, nil
 }
 
 // sandboxCustomer is the body of customer i: the phone number is what

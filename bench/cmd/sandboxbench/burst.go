@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math/rand/v2"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -94,9 +96,12 @@ func (rc *receiver) tally(customers []string) (one, none, many, dupIDs int, last
 // burstResult is what the burst's POSTs saw.
 type burstResult struct {
 	ids      []string
-	lat      []time.Duration
-	failed   int // POSTs that never got a 201, retries included
-	retries  int
+	created  []time.Duration // each customer's first try to its 201, retries and their waits included
+	answered []time.Duration // every answered POST, whatever its status
+	shedLat  []time.Duration // the answers that were 503 SERVICE_OVERLOADED
+	failed   int             // customers never created
+	retries  int             // POSTs sent again under the same Idempotency-Key
+	shed     int             // 503 SERVICE_OVERLOADED answers
 	first    time.Time
 	lastPost time.Time
 }
@@ -118,7 +123,8 @@ func burst(p *harness.Platform, a *api, n, rate int) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("burst: %d sandbox customers offered at %d/s, at most %d POSTs in flight; webhook endpoint %s\n", n, rate, maxInFlight, rc.url)
+	fmt.Printf("burst: %d sandbox customers offered at %d/s, at most %d POSTs in flight; webhook endpoint %s; gateway API_MAX_IN_FLIGHT=%q (empty: no admission bound in the harness)\n",
+		n, rate, maxInFlight, rc.url, os.Getenv("API_MAX_IN_FLIGHT"))
 	stop := make(chan struct{})
 	samples := make(chan []progress, 1)
 	go func() { samples <- watch(a, g, before, stop) }()
@@ -130,9 +136,13 @@ func burst(p *harness.Platform, a *api, n, rate int) {
 	check(a, g, rc, res.ids)
 }
 
-// postAll sends n creates at rate, each retried under one Idempotency-Key
-// (as a client would, so an overloaded answer loses nothing) up to three
-// times.
+// postAll sends n creates at rate (an open loop: a customer waiting to
+// retry does not hold back the next), each retried under one
+// Idempotency-Key as a client would: after a 503 with Retry-After, that
+// long later (plus up to a fifth more, so that the shed do not all come
+// back in the same millisecond), as often as it takes; after any other
+// failure, a second later, three times at most. At most maxInFlight
+// POSTs are open at once.
 func postAll(a *api, n, rate int) burstResult {
 	var res burstResult
 	var mu sync.Mutex
@@ -143,22 +153,23 @@ func postAll(a *api, n, rate int) burstResult {
 	res.first = time.Now()
 	for i := 1; i <= n; i++ {
 		<-tick.C
-		slots <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { <-slots }()
-			id, took, retries, err := createOne(a, i)
+			o := createOne(a, i, slots)
 			mu.Lock()
 			defer mu.Unlock()
-			res.retries += retries
-			if err != nil {
+			res.retries += o.attempts - 1
+			res.shed += len(o.shed)
+			res.answered = append(res.answered, o.answered...)
+			res.shedLat = append(res.shedLat, o.shed...)
+			if o.err != nil {
 				res.failed++
-				log.Print(err)
+				log.Print(o.err)
 				return
 			}
-			res.ids = append(res.ids, id)
-			res.lat = append(res.lat, took)
+			res.ids = append(res.ids, o.id)
+			res.created = append(res.created, o.took)
 		}()
 	}
 	wg.Wait()
@@ -166,19 +177,46 @@ func postAll(a *api, n, rate int) burstResult {
 	return res
 }
 
-func createOne(a *api, i int) (id string, took time.Duration, retries int, err error) {
+// outcome is one customer's creation: its id, first try to 201, every
+// answer's latency and the 503s' among them.
+type outcome struct {
+	id             string
+	took           time.Duration
+	attempts       int
+	answered, shed []time.Duration
+	err            error
+}
+
+func createOne(a *api, i int, slots chan struct{}) (o outcome) {
 	key := map[string]string{"Idempotency-Key": "burst-" + strconv.Itoa(i)}
 	start := time.Now()
-	for attempt := range 3 {
+	failures := 0
+	for failures < 3 {
 		var c struct{ ID string }
-		st, cerr := a.call("POST", "/api/v1/customers", sandboxCustomer(i), key, &c)
-		if cerr == nil && st == http.StatusCreated {
-			return c.ID, time.Since(start), attempt, nil
+		slots <- struct{}{}
+		sent := time.Now()
+		st, h, err := a.callHeader("POST", "/api/v1/customers", sandboxCustomer(i), key, &c)
+		took := time.Since(sent)
+		<-slots
+		o.attempts++
+		if err == nil || st != 0 {
+			o.answered = append(o.answered, took)
 		}
-		err = fmt.Errorf("create %d (attempt %d): %d %v", i, attempt+1, st, cerr)
+		if err == nil && st == http.StatusCreated {
+			o.id, o.took, o.err = c.ID, time.Since(start), nil
+			return o
+		}
+		if secs, perr := strconv.Atoi(h.Get("Retry-After")); st == http.StatusServiceUnavailable && perr == nil && secs > 0 {
+			o.shed = append(o.shed, took)
+			wait := time.Duration(secs) * time.Second
+			time.Sleep(wait + rand.N(wait/5))
+			continue
+		}
+		failures++
+		o.err = fmt.Errorf("create %d (attempt %d): %d %v", i, o.attempts, st, err)
 		time.Sleep(time.Second)
 	}
-	return "", 0, 2, err
+	return o
 }
 
 // progress is one second's sample of the platform while the burst runs.
@@ -229,10 +267,16 @@ func waitVerified(a *api, want int, limit time.Duration) time.Time {
 }
 
 func printBurst(res burstResult, drained time.Time, seen []progress) {
-	s := load.Summarise("", res.lat, res.failed, 0)
 	sending := res.lastPost.Sub(res.first)
-	fmt.Printf("  POSTs: %d created in %.1f s (%.1f/s), %d failed, %d retries; answered p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
-		len(res.ids), sending.Seconds(), float64(len(res.ids))/sending.Seconds(), res.failed, res.retries, load.MS(s.P50), load.MS(s.P99), load.MS(s.Max))
+	fmt.Printf("  POSTs: %d created in %.1f s (%.1f/s), %d failed; %d sent in all, %d retries, %d answered 503 SERVICE_OVERLOADED\n",
+		len(res.ids), sending.Seconds(), float64(len(res.ids))/sending.Seconds(), res.failed, len(res.answered), res.retries, res.shed)
+	for _, l := range []struct {
+		name string
+		lat  []time.Duration
+	}{{"every POST answered", res.answered}, {"the 503s among them", res.shedLat}, {"first try to 201 (retries and waits included)", res.created}} {
+		s := load.Summarise("", l.lat, 0, 0)
+		fmt.Printf("    %s: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d)\n", l.name, load.MS(s.P50), load.MS(s.P99), load.MS(s.Max), len(l.lat))
+	}
 	var maxLag, maxLargest, maxOutbox, maxRenders int64
 	verifiedAtLastPost := 0
 	for _, p := range seen {

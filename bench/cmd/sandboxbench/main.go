@@ -24,11 +24,16 @@
 // -ignore-renders leaves the reports still queued out of the verdict, to
 // tell the VERIFIED path's capacity from the renderer's.
 //
-// -burst N -rate R registers a webhook endpoint on a loopback receiver,
+// -burst N -rate R registers a webhook endpoint on a loopback receiver
+// (the gateway's admission bound is the environment's API_MAX_IN_FLIGHT;
+// the harness leaves it off when unset),
 // creates N customers at R/s (at most 512 POSTs in flight; each retried
-// under one Idempotency-Key, as a client would) and reads progress from
-// the statistics endpoint and /metrics every second, with no poller per
-// customer. It prints the POSTs' p50/p99/max, the time from the last
+// under one Idempotency-Key, as a client would: after a 503 with
+// Retry-After that long later, as often as it takes) and reads progress
+// from the statistics endpoint and /metrics every second, with no poller
+// per customer. It prints the POSTs sent, retried and shed (503
+// SERVICE_OVERLOADED), the p50/p99/max of every answer, of the shed ones
+// and of each customer's first try to its 201, the time from the last
 // POST until all are VERIFIED and the drain rate, the largest consumer
 // lag seen, and checks every customer: VERIFIED in the list, one report,
 // exactly one verification.completed at the receiver, no message id

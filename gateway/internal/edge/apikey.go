@@ -18,6 +18,7 @@ import (
 	"github.com/kycfield/kyc/gateway/internal/routes"
 	"github.com/kycfield/kyc/pkg/apikey"
 	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/envelope"
 	"github.com/kycfield/kyc/pkg/principal"
 )
 
@@ -41,6 +42,17 @@ func (g *Gateway) apiKey(w http.ResponseWriter, r *http.Request, rt routes.Route
 	}
 	if !ok {
 		return
+	}
+	// Admission before anything with an effect (quota, idempotency
+	// claim, the service): a shed request has done nothing. Dashboard
+	// members are people at a page, never shed (admit's doc).
+	if g.opt.Admit != nil && !c.p.IsMember() {
+		release, err := g.opt.Admit.Acquire(r.Context(), c.p.OrgID)
+		if err != nil { // counted, not logged: a log line per shed request is more load
+			envelope.Fail(r.Context(), w, nil, err)
+			return
+		}
+		defer release()
 	}
 	if !g.count(w, r, c) {
 		return

@@ -6,6 +6,7 @@
 package edge
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net"
@@ -57,6 +58,15 @@ type Options struct {
 	// transport: client spans carrying the trace to the services.
 	Instrument func(http.Handler) http.Handler
 	Transport  func(http.RoundTripper) http.RoundTripper
+	// Admit, when set, bounds the public-API requests in flight
+	// (admit.Admitter): a request with no slot in time is answered with
+	// its error before it is counted or forwarded.
+	Admit Admission
+}
+
+// Admission hands out the public API's slots (admit.Admitter).
+type Admission interface {
+	Acquire(ctx context.Context, org string) (release func(), err error)
 }
 
 // Gateway is the public edge.

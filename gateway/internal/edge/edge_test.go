@@ -56,8 +56,9 @@ type testGateway struct {
 }
 
 // newTestGateway builds the gateway on rdb (keys under prefix) for one
-// organization on plan, with every service answered by a stub.
-func newTestGateway(t *testing.T, rdb redis.UniversalClient, prefix string, plan keys.Plan) *testGateway {
+// organization on plan, with every service answered by a stub; edit may
+// adjust the options.
+func newTestGateway(t *testing.T, rdb redis.UniversalClient, prefix string, plan keys.Plan, edit ...func(*Options)) *testGateway {
 	t.Helper()
 	tg := &testGateway{}
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -90,8 +91,11 @@ func newTestGateway(t *testing.T, rdb redis.UniversalClient, prefix string, plan
 	src := &source{keys: map[string]keys.KeyState{}, org: keys.OrgState{ID: "org_edge", Plan: plan, Version: 1}}
 	resolver := keys.NewResolver(rdb, prefix, src, keys.Options{LocalTTL: time.Minute, SharedTTL: time.Hour, NegativeTTL: time.Minute}, log, meter)
 	limiter := quota.New(rdb, prefix, log, meter)
-	gw := New(Options{Upstreams: upstreams, MaxJSON: 1 << 20, MaxUpload: 10 << 20, Timeout: 10 * time.Second},
-		log, signer, resolver, limiter, idempotency.New(rdb, prefix, time.Hour, time.Minute), usage.New(nil, "", time.Hour, log))
+	opt := Options{Upstreams: upstreams, MaxJSON: 1 << 20, MaxUpload: 10 << 20, Timeout: 10 * time.Second}
+	for _, e := range edit {
+		e(&opt)
+	}
+	gw := New(opt, log, signer, resolver, limiter, idempotency.New(rdb, prefix, time.Hour, time.Minute), usage.New(nil, "", time.Hour, log))
 	tg.handler, tg.src, tg.metrics, tg.limiter, tg.upstream = gw.Handler(nil), src, reader, limiter, up
 	return tg
 }

@@ -1865,7 +1865,7 @@ type Error struct {
 	// `UNSUPPORTED_MEDIA_TYPE`, `IDEMPOTENCY_KEY_REUSED`, `QUOTA_EXCEEDED`,
 	// `TOO_MANY_ATTEMPTS`, `REPORT_NOT_READY`, `RATE_LIMITED`, `STORAGE_UNAVAILABLE`,
 	// `INTERNAL_ERROR`, `NOT_IMPLEMENTED`, `STAFF_SESSION_REQUIRED`, `ROLE_REQUIRED`,
-	// `SERVICE_UNAVAILABLE`, and on the agent API `INVALID_CODE`, `FILE_TOO_LARGE`,
+	// `SERVICE_UNAVAILABLE`, `SERVICE_OVERLOADED`, and on the agent API `INVALID_CODE`, `FILE_TOO_LARGE`,
 	// `UNSUPPORTED_FILE_TYPE` (see the table in the introduction for their statuses).
 	//
 	//
@@ -10995,6 +10995,11 @@ type AddCustomerDocumentResponse500Headers struct {
 	XRequestId *string
 }
 
+// AddCustomerDocumentResponse503Headers the declared response headers of an HTTP 503 response for AddCustomerDocument
+type AddCustomerDocumentResponse503Headers struct {
+	RetryAfter *int
+}
+
 type AddCustomerDocumentResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11036,6 +11041,8 @@ type AddCustomerDocumentResponse struct {
 	Headers429 *AddCustomerDocumentResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *AddCustomerDocumentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AddCustomerDocumentResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -11178,6 +11185,11 @@ type DownloadCustomerDocumentResponse500Headers struct {
 	XRequestId *string
 }
 
+// DownloadCustomerDocumentResponse503Headers the declared response headers of an HTTP 503 response for DownloadCustomerDocument
+type DownloadCustomerDocumentResponse503Headers struct {
+	RetryAfter *int
+}
+
 type DownloadCustomerDocumentResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11205,6 +11217,8 @@ type DownloadCustomerDocumentResponse struct {
 	Headers429 *DownloadCustomerDocumentResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DownloadCustomerDocumentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DownloadCustomerDocumentResponse503Headers
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -11322,6 +11336,11 @@ type GetCustomerReportResponse500Headers struct {
 	XRequestId *string
 }
 
+// GetCustomerReportResponse503Headers the declared response headers of an HTTP 503 response for GetCustomerReport
+type GetCustomerReportResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetCustomerReportResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11351,6 +11370,8 @@ type GetCustomerReportResponse struct {
 	Headers429 *GetCustomerReportResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetCustomerReportResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCustomerReportResponse503Headers
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -19613,6 +19634,16 @@ func ParseAddCustomerDocumentResponse(rsp *http.Response) (*AddCustomerDocumentR
 			headers.XRequestId = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers AddCustomerDocumentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -19852,6 +19883,16 @@ func ParseDownloadCustomerDocumentResponse(rsp *http.Response) (*DownloadCustome
 			headers.XRequestId = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DownloadCustomerDocumentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -20133,6 +20174,16 @@ func ParseGetCustomerReportResponse(rsp *http.Response) (*GetCustomerReportRespo
 			headers.XRequestId = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetCustomerReportResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

@@ -1669,7 +1669,7 @@ export interface components {
              *     `UNSUPPORTED_MEDIA_TYPE`, `IDEMPOTENCY_KEY_REUSED`, `QUOTA_EXCEEDED`,
              *     `TOO_MANY_ATTEMPTS`, `REPORT_NOT_READY`, `RATE_LIMITED`, `STORAGE_UNAVAILABLE`,
              *     `INTERNAL_ERROR`, `NOT_IMPLEMENTED`, `STAFF_SESSION_REQUIRED`, `ROLE_REQUIRED`,
-             *     `SERVICE_UNAVAILABLE`, and on the agent API `INVALID_CODE`, `FILE_TOO_LARGE`,
+             *     `SERVICE_UNAVAILABLE`, `SERVICE_OVERLOADED`, and on the agent API `INVALID_CODE`, `FILE_TOO_LARGE`,
              *     `UNSUPPORTED_FILE_TYPE` (see the table in the introduction for their statuses).
              * @example VALIDATION_ERROR
              */
@@ -2997,7 +2997,10 @@ export interface components {
          *     read is retried once first), the key store could not check the API key, or the
          *     idempotency store is down (requests with `Idempotency-Key`). Retry after
          *     `Retry-After`; an idempotent request may be retried with the same key (nothing
-         *     was stored).
+         *     was stored). Or, on an API-key request, `SERVICE_OVERLOADED`: the gateway is
+         *     serving as many requests as it can at once (*Overload*); the request did nothing
+         *     and was not counted against the quota: retry after `Retry-After` with the same
+         *     `Idempotency-Key`.
          */
         ServiceUnavailable: {
             headers: {
@@ -3757,9 +3760,10 @@ export interface operations {
             };
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
-            /** @description `STORAGE_UNAVAILABLE`: the file store is down and nothing was recorded; or `SERVICE_UNAVAILABLE`: the document service is down. */
+            /** @description `STORAGE_UNAVAILABLE`: the file store is down and nothing was recorded; or `SERVICE_UNAVAILABLE`: the document service is down; or `SERVICE_OVERLOADED`: the gateway is serving all it can at once (*Overload*), nothing was done. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-Unavailable"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3820,9 +3824,10 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
-            /** @description `STORAGE_UNAVAILABLE` or `SERVICE_UNAVAILABLE`. */
+            /** @description `STORAGE_UNAVAILABLE`, `SERVICE_UNAVAILABLE` or `SERVICE_OVERLOADED` (*Overload*). */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-Unavailable"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3911,9 +3916,10 @@ export interface operations {
             };
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
-            /** @description `STORAGE_UNAVAILABLE`: the report store is down; or `SERVICE_UNAVAILABLE`: the reporting service is down. */
+            /** @description `STORAGE_UNAVAILABLE`: the report store is down; or `SERVICE_UNAVAILABLE`: the reporting service is down; or `SERVICE_OVERLOADED` (*Overload*). */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-Unavailable"];
                     [name: string]: unknown;
                 };
                 content: {
