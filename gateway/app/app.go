@@ -73,7 +73,7 @@ type Config struct {
 	// bound), at most APIOrgMaxInFlight of them for one organization (0:
 	// three quarters), each waiting at most APIAdmitWait for a slot before
 	// it is answered 503 SERVICE_OVERLOADED with Retry-After. The default
-	// comes from BENCHMARKS §18 (the overload subsection).
+	// comes from BENCHMARKS §18t.
 	APIMaxInFlight    int           `env:"API_MAX_IN_FLIGHT" envDefault:"32"`
 	APIOrgMaxInFlight int           `env:"API_ORG_MAX_IN_FLIGHT" envDefault:"0"`
 	APIAdmitWait      time.Duration `env:"API_ADMIT_WAIT" envDefault:"250ms"`
