@@ -55,8 +55,9 @@ type Config struct {
 	PerOrg int
 	// Wait is how long a request may wait for a slot before it is shed.
 	Wait time.Duration
-	// RetryAfter is what a shed request is told to wait, rounded up to
-	// whole seconds (at least 1).
+	// RetryAfter is the least a shed request is told to wait, rounded up
+	// to whole seconds (at least 1); the more requests are being shed
+	// against those admitted, the longer it is told (pace), up to 30 s.
 	RetryAfter time.Duration
 }
 
@@ -69,6 +70,7 @@ type Admitter struct {
 	shed   metric.Int64Counter
 	held   atomic.Int64 // slots held, for kyc_gateway_api_in_flight
 	err    *apperr.Error
+	retry  pace // how long a shed request is told to stay away
 
 	mu   sync.Mutex
 	orgs map[string]*orgSlots
@@ -104,10 +106,9 @@ func New(cfg Config, meter metric.Meter) *Admitter {
 		per = max(cfg.Limit*3/4, 1)
 	}
 	a.perOrg = int64(min(per, cfg.Limit))
-	secs := max(int((cfg.RetryAfter+time.Second-1)/time.Second), 1)
+	a.retry = pace{least: max(int64((cfg.RetryAfter+time.Second-1)/time.Second), 1), now: time.Now}
 	a.err = apperr.New(apperr.KindUnavailable, CodeOverloaded,
-		"The platform is busy; retry after the Retry-After delay with the same Idempotency-Key").
-		WithHeader("Retry-After", strconv.Itoa(secs))
+		"The platform is busy; retry after the Retry-After delay with the same Idempotency-Key")
 	return a
 }
 
@@ -123,9 +124,10 @@ func (a *Admitter) Acquire(ctx context.Context, org string) (release func(), err
 		if !a.waitFor(ctx, o) {
 			a.leave(org, o)
 			a.shed.Add(ctx, 1)
-			return nil, a.err
+			return nil, a.err.WithHeader("Retry-After", strconv.FormatInt(a.retry.shed(), 10))
 		}
 	}
+	a.retry.admitted()
 	a.held.Add(1)
 	return func() {
 		a.held.Add(-1)
@@ -186,3 +188,58 @@ func (a *Admitter) leave(org string, o *orgSlots) {
 }
 
 func noop() {}
+
+// maxRetryAfter bounds the Retry-After of a shed request: a client told
+// more would think the platform down.
+const maxRetryAfter = 30
+
+// pace says how long a shed request should stay away. A fixed second
+// had every refused client back a second later, and at twice capacity
+// answering those retries (about 30 a customer, BENCHMARKS §18t) took the
+// CPU the admitted requests needed. So the delay grows with the
+// overload: the requests refused over the last second or two, divided by
+// those admitted, is roughly how many seconds of the platform's present
+// throughput the refused demand would take; told that, the refused come
+// back spread over the time the platform needs to serve them, a few
+// times each rather than every second. It is never less than the
+// configured RetryAfter nor more than maxRetryAfter.
+type pace struct {
+	least int64 // seconds
+	now   func() time.Time
+
+	mu                    sync.Mutex
+	window                time.Time // start of the current one-second window
+	admits, sheds         int64     // in the current window
+	prevAdmits, prevSheds int64     // in the window before it (zero if it was not the one just before)
+}
+
+// roll starts a new window when the current one is over; mu is held.
+func (p *pace) roll() {
+	now := p.now()
+	switch gone := now.Sub(p.window); {
+	case gone < time.Second:
+		return
+	case gone < 2*time.Second:
+		p.prevAdmits, p.prevSheds = p.admits, p.sheds
+	default:
+		p.prevAdmits, p.prevSheds = 0, 0
+	}
+	p.window, p.admits, p.sheds = now, 0, 0
+}
+
+func (p *pace) admitted() {
+	p.mu.Lock()
+	p.roll()
+	p.admits++
+	p.mu.Unlock()
+}
+
+// shed counts a refusal and returns the seconds to tell it to wait.
+func (p *pace) shed() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.roll()
+	p.sheds++
+	refused, served := p.prevSheds+p.sheds, max(p.prevAdmits+p.admits, 1)
+	return min(max((refused+served-1)/served, p.least), maxRetryAfter)
+}

@@ -165,3 +165,51 @@ func TestWaitNoneShedsAtOnce(t *testing.T) {
 		t.Fatalf("second request: %v, want %s", err, CodeOverloaded)
 	}
 }
+
+// TestRetryAfterGrowsWithTheOverload: a shed request is told to stay away
+// about as many seconds as the demand refused lately would take at the
+// rate requests are being admitted, never less than the configured
+// least nor more than 30 s, and the overload of a while ago is forgotten.
+func TestRetryAfterGrowsWithTheOverload(t *testing.T) {
+	start := time.Date(2026, 11, 26, 21, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name                  string
+		least                 int64
+		prevAdmits, prevSheds int // in the second before
+		admits, sheds         int // in this second, before the shed asked about
+		gap                   time.Duration
+		want                  int64
+	}{
+		{"first refusal: the least", 1, 0, 0, 32, 0, 0, 1},
+		{"configured least holds", 3, 0, 0, 32, 0, 0, 3},
+		{"as many refused as admitted: 1 s", 1, 0, 0, 10, 9, 0, 1},
+		{"four refused for each admitted: 4 s", 1, 0, 0, 10, 39, 0, 4},
+		{"the second before counts too", 1, 50, 150, 50, 49, 0, 2},
+		{"nothing admitted: capped", 1, 0, 0, 0, 500, 0, 30},
+		{"ten times over capacity for long: capped", 1, 20, 2000, 20, 2000, 0, 30},
+		{"overload two seconds ago is forgotten", 1, 0, 0, 10, 390, 2500 * time.Millisecond, 1},
+		{"overload one window ago still counts", 1, 0, 0, 10, 39, 1500 * time.Millisecond, 4},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			now := start
+			p := pace{least: c.least, now: func() time.Time { return now }}
+			for range c.prevAdmits {
+				p.admitted()
+			}
+			for range c.prevSheds {
+				p.shed()
+			}
+			now = now.Add(time.Second)
+			for range c.admits {
+				p.admitted()
+			}
+			for range c.sheds {
+				p.shed()
+			}
+			now = now.Add(c.gap)
+			if got := p.shed(); got != c.want {
+				t.Errorf("Retry-After %d s, want %d", got, c.want)
+			}
+		})
+	}
+}
