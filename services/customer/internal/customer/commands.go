@@ -85,11 +85,22 @@ func insertNew(ctx context.Context, tx Tx, who Caller, c Customer, audit *Audit)
 			return err
 		}
 	}
+	if err := tx.Insert(ctx, c); err != nil {
+		return err
+	}
+	if err := tx.Emit(ctx, Change{Type: EventCreated, Customer: c, Audit: audit}); err != nil {
+		return err
+	}
+	// Counted last: the total's row, on which the limit is checked, stays
+	// locked until the transaction ends, and every creation of the
+	// organization's environment waits for it. Taken here, it is held for
+	// the commit alone, not through the row's and the event's inserts; at
+	// the limit, the rollback undoes them.
 	limit := 0
 	if who.Env == EnvTest {
 		limit = who.RecordLimit
 	}
-	ok, err := tx.CountCreated(ctx, c.OrgID, c.Env, c.Status, limit)
+	ok, err := tx.CountCreated(ctx, c.OrgID, c.Env, c.ID, c.Status, limit)
 	if err != nil {
 		return err
 	}
@@ -97,10 +108,7 @@ func insertNew(ctx context.Context, tx Tx, who Caller, c Customer, audit *Audit)
 		return apperr.New(apperr.KindForbidden, CodePlanLimitExceeded,
 			fmt.Sprintf("Your plan allows at most %d sandbox customer records; delete some or upgrade your plan", limit))
 	}
-	if err := tx.Insert(ctx, c); err != nil {
-		return err
-	}
-	return tx.Emit(ctx, Change{Type: EventCreated, Customer: c, Audit: audit})
+	return nil
 }
 
 func checkDuplicates(ctx context.Context, tx Tx, c Customer, keys map[string]string) error {
@@ -203,7 +211,7 @@ func (s *Service) Delete(ctx context.Context, who Caller, id string) error {
 		if err := tx.SoftDelete(ctx, *c); err != nil {
 			return err
 		}
-		if err := tx.CountDeleted(ctx, c.OrgID, c.Env, c.Status); err != nil {
+		if err := tx.CountDeleted(ctx, c.OrgID, c.Env, c.ID, c.Status); err != nil {
 			return err
 		}
 		return tx.Emit(ctx, Change{Type: EventDeleted, Customer: *c, Audit: &Audit{Action: ActionDelete, Target: c.ID}})

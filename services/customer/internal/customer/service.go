@@ -64,10 +64,12 @@ type Tx interface {
 	// an organization and environment until the transaction ends.
 	LockIdentity(ctx context.Context, orgID, env string, values map[string]string) error
 	FindDuplicates(ctx context.Context, orgID, env string, values map[string]string, exceptID string) ([]Duplicate, error)
-	// CountCreated adds a live customer to the counters; it reports false
-	// (and changes nothing) when limit > 0 and the limit is reached.
-	CountCreated(ctx context.Context, orgID, env, status string, limit int) (bool, error)
-	CountDeleted(ctx context.Context, orgID, env, status string) error
+	// CountCreated adds a live customer (id, in status) to the counters;
+	// it reports false (and changes nothing) when limit > 0 and the limit
+	// is reached.
+	CountCreated(ctx context.Context, orgID, env, id, status string, limit int) (bool, error)
+	// CountDeleted takes a live customer (id, in status) off the counters.
+	CountDeleted(ctx context.Context, orgID, env, id, status string) error
 
 	Insert(ctx context.Context, c Customer) error
 	// Get returns a customer; deleted ones only when withDeleted.

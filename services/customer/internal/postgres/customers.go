@@ -201,11 +201,14 @@ func (t *txn) LockStatus(ctx context.Context, orgID, env, id string) (customer.S
 // is one round trip: the address moves only if the event is newer, and
 // the customer's status and the counters move only if the address did.
 // The caller holds the customer's lock (LockStatus), so CountFrom is the
-// status the counters hold it under. The two counter rows are locked in
-// the order of their status, as every writer of the counters does ('ALL'
-// sorts first): a batch of moves in one transaction, beside another
-// replica's batch, then waits instead of deadlocking (locked from-then-to,
-// PENDING→IN_PROGRESS against IN_PROGRESS→VERIFIED deadlocked).
+// status the counters hold it under. The counters moved are the
+// customer's slot of each status (migration 009: concurrent moves of one
+// organization's customers meet on a row only when their customers share
+// a slot), locked in the order of their status, as every writer of the
+// counters does: a batch of moves in one transaction, beside another
+// replica's batch, then waits instead of deadlocking (locked
+// from-then-to, PENDING→IN_PROGRESS against IN_PROGRESS→VERIFIED
+// deadlocked).
 const moveAddress = `WITH moved AS (
 	UPDATE addresses SET status = $4, verification_data = COALESCE($5::jsonb, verification_data), sequence = $6, updated_at = $7,
 		due_by = COALESCE($12::timestamptz, due_by)
@@ -214,18 +217,18 @@ const moveAddress = `WITH moved AS (
 	UPDATE customers SET status = $8, verification_date = $9, updated_at = $7
 	WHERE id = $1 AND org_id = $2 AND env = $10 AND EXISTS (SELECT 1 FROM moved) RETURNING 1
 ), counted AS (
-	INSERT INTO customer_counts (org_id, env, status, n)
-	SELECT $2::text, $10::text, s.status, s.d FROM (VALUES ($11::text, -1), ($8::text, 1)) AS s(status, d)
+	INSERT INTO customer_count_slots (org_id, env, status, slot, n)
+	SELECT $2::text, $10::text, s.status, $13::smallint, s.d FROM (VALUES ($11::text, -1), ($8::text, 1)) AS s(status, d)
 	WHERE $11::text <> '' AND EXISTS (SELECT 1 FROM restatused)
 	ORDER BY s.status
-	ON CONFLICT (org_id, env, status) DO UPDATE SET n = customer_counts.n + EXCLUDED.n
+	ON CONFLICT (org_id, env, status, slot) DO UPDATE SET n = customer_count_slots.n + EXCLUDED.n
 )
 SELECT EXISTS (SELECT 1 FROM moved)`
 
 func (t *txn) MoveAddress(ctx context.Context, orgID, env string, m customer.Move) (bool, error) {
 	var moved bool
 	err := t.tx.QueryRow(ctx, moveAddress, m.CustomerID, orgID, m.AddressID, m.Status, nullJSON(m.VerificationData), m.Sequence,
-		m.At, m.CustomerStatus, m.VerificationDate, env, m.CountFrom, m.DueBy).Scan(&moved)
+		m.At, m.CustomerStatus, m.VerificationDate, env, m.CountFrom, m.DueBy, countSlot(m.CustomerID)).Scan(&moved)
 	return moved, err
 }
 

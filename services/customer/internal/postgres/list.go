@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/services/customer/internal/customer"
 )
 
@@ -268,16 +267,16 @@ func (s *Store) read(ctx context.Context, db querier, q customer.ListQuery, sql 
 }
 
 // counted is the total of an unfiltered or status-filtered list, from the
-// counters kept with every change.
+// counters kept with every change: a status's row and the sum of its
+// slots (migration 009; 'ALL' has no slots).
 func (s *Store) counted(ctx context.Context, db querier, q customer.ListQuery) (int64, bool, error) {
 	status := q.Status
 	if status == "" {
 		status = "ALL"
 	}
 	var n int64
-	err := db.QueryRow(ctx, `SELECT n FROM customer_counts WHERE org_id = $1 AND env = $2 AND status = $3`, q.OrgID, q.Env, status).Scan(&n)
-	if pgdb.IsNoRows(err) {
-		return 0, true, nil
-	}
+	err := db.QueryRow(ctx, `SELECT coalesce((SELECT n FROM customer_counts WHERE org_id = $1 AND env = $2 AND status = $3), 0)
+		+ coalesce((SELECT sum(n) FROM customer_count_slots WHERE org_id = $1 AND env = $2 AND status = $3), 0)`,
+		q.OrgID, q.Env, status).Scan(&n)
 	return n, true, err
 }

@@ -7,6 +7,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"sort"
 	"sync"
 
@@ -146,34 +147,49 @@ func (t *txn) FindDuplicates(ctx context.Context, orgID, env string, values map[
 	})
 }
 
-func (t *txn) CountCreated(ctx context.Context, orgID, env, status string, limit int) (bool, error) {
-	var n int64
-	err := t.tx.QueryRow(ctx, `INSERT INTO customer_counts (org_id, env, status, n) VALUES ($1, $2, 'ALL', 1)
-		ON CONFLICT (org_id, env, status) DO UPDATE SET n = customer_counts.n + 1
-		WHERE $3::int = 0 OR customer_counts.n < $3::int RETURNING n`, orgID, env, limit).Scan(&n)
-	if pgdb.IsNoRows(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return true, t.bump(ctx, orgID, env, status, 1)
+// countSlots is how many slot rows share each status's counter
+// (migration 009): enough that the consumers and replicas moving
+// customers at once seldom meet on one row, few enough that a count reads
+// a handful of rows.
+const countSlots = 16
+
+// countSlot is the slot customer id's changes go to. Any slot would keep
+// the sums exact; one per customer keeps its -1 and +1 on one page.
+func countSlot(id string) int16 {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(id))
+	return int16(h.Sum32() % countSlots)
 }
 
-func (t *txn) CountDeleted(ctx context.Context, orgID, env, status string) error {
-	return t.bump2(ctx, orgID, env, "ALL", -1, status, -1)
+// countCreated raises 'ALL' (under the limit, on its one row) and, only
+// if it did, the status's slot, in one statement: 'ALL' is locked first,
+// as by every writer of both.
+const countCreated = `WITH total AS (
+	INSERT INTO customer_counts (org_id, env, status, n) VALUES ($1, $2, 'ALL', 1)
+	ON CONFLICT (org_id, env, status) DO UPDATE SET n = customer_counts.n + 1
+	WHERE $5::int = 0 OR customer_counts.n < $5::int RETURNING n
+), slotted AS (
+	INSERT INTO customer_count_slots (org_id, env, status, slot, n) SELECT $1, $2, $3, $4, 1 FROM total
+	ON CONFLICT (org_id, env, status, slot) DO UPDATE SET n = customer_count_slots.n + 1
+)
+SELECT count(*) FROM total`
+
+func (t *txn) CountCreated(ctx context.Context, orgID, env, id, status string, limit int) (bool, error) {
+	var n int
+	err := t.tx.QueryRow(ctx, countCreated, orgID, env, status, countSlot(id), limit).Scan(&n)
+	return n == 1, err
 }
 
-func (t *txn) bump(ctx context.Context, orgID, env, status string, d int) error {
-	_, err := t.tx.Exec(ctx, `INSERT INTO customer_counts (org_id, env, status, n) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (org_id, env, status) DO UPDATE SET n = customer_counts.n + EXCLUDED.n`, orgID, env, status, d)
-	return err
-}
+// countDeleted lowers 'ALL' and the status's slot in one statement.
+const countDeleted = `WITH total AS (
+	INSERT INTO customer_counts (org_id, env, status, n) VALUES ($1, $2, 'ALL', -1)
+	ON CONFLICT (org_id, env, status) DO UPDATE SET n = customer_counts.n - 1 RETURNING 1
+)
+INSERT INTO customer_count_slots (org_id, env, status, slot, n) SELECT $1, $2, $3, $4, -1 FROM total
+ON CONFLICT (org_id, env, status, slot) DO UPDATE SET n = customer_count_slots.n - 1`
 
-// bump2 moves two different counters in one statement (one round trip).
-func (t *txn) bump2(ctx context.Context, orgID, env, a string, da int, b string, db int) error {
-	_, err := t.tx.Exec(ctx, `INSERT INTO customer_counts (org_id, env, status, n) VALUES ($1, $2, $3, $4), ($1, $2, $5, $6)
-		ON CONFLICT (org_id, env, status) DO UPDATE SET n = customer_counts.n + EXCLUDED.n`, orgID, env, a, da, b, db)
+func (t *txn) CountDeleted(ctx context.Context, orgID, env, id, status string) error {
+	_, err := t.tx.Exec(ctx, countDeleted, orgID, env, status, countSlot(id))
 	return err
 }
 
