@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"os"
 	"runtime/pprof"
+	"sync"
 	"time"
 
 	"github.com/kycfield/kyc/bench/load"
@@ -139,11 +140,23 @@ func main() {
 }
 
 // bareProxy is the reference: a stock ReverseProxy that only adds the
-// principal header the service requires.
+// principal header the service requires, configured as the gateway's
+// proxy is where configuration is not the gateway's own work: the same
+// upstream transport settings, a pool of copy buffers, and a server with
+// the same timeouts (pkg/server), so that the gateway's figure against it
+// is the cost of what the gateway does, not of how either is tuned.
 func bareProxy(target string, s *principal.Signer, who principal.Principal) string {
 	u, _ := url.Parse(target)
 	rp := &httputil.ReverseProxy{
-		Transport: &http.Transport{MaxIdleConnsPerHost: 256},
+		Transport: &http.Transport{
+			DialContext:         (&net.Dialer{Timeout: 3 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConns:        1024,
+			MaxIdleConnsPerHost: 256,
+			IdleConnTimeout:     90 * time.Second,
+			// The gateway's UPSTREAM_TIMEOUT.
+			ResponseHeaderTimeout: 30 * time.Second,
+		},
+		BufferPool: &buffers{},
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(u)
 			pr.Out.Header.Set(principal.Header, s.Sign(who, pr.Out.Method, pr.Out.URL.EscapedPath()))
@@ -153,6 +166,21 @@ func bareProxy(target string, s *principal.Signer, who principal.Principal) stri
 	if err != nil {
 		log.Fatal(err)
 	}
-	go func() { _ = http.Serve(ln, rp) }()
+	srv := &http.Server{Handler: rp, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
+		WriteTimeout: 120 * time.Second, IdleTimeout: 120 * time.Second, MaxHeaderBytes: 64 << 10}
+	go func() { _ = srv.Serve(ln) }()
 	return "http://" + ln.Addr().String()
 }
+
+// buffers recycles the proxy's 32 KiB copy buffers, as the gateway's
+// proxy does.
+type buffers struct{ p sync.Pool }
+
+func (b *buffers) Get() []byte {
+	if v, ok := b.p.Get().(*[]byte); ok {
+		return *v
+	}
+	return make([]byte, 32<<10)
+}
+
+func (b *buffers) Put(buf []byte) { b.p.Put(&buf) }
