@@ -3,11 +3,13 @@
 package envelope
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/kycfield/kyc/pkg/apperr"
@@ -133,15 +135,31 @@ func Status(k apperr.Kind) int {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
+	buf := buffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooled {
+			buf.Reset()
+			buffers.Put(buf)
+		}
+	}()
+	buf.Reset()
+	// Encode writes what Marshal returns, and the newline.
+	if err := json.NewEncoder(buf).Encode(v); err != nil {
 		// Only unmarshalable data types get here: a programming error.
 		status = http.StatusInternalServerError
-		b = []byte(`{"status":false,"error":{"code":"INTERNAL_ERROR","message":"An internal error occurred; please retry later"},"meta":{"requestId":"","timestamp":""}}`)
+		buf.Reset()
+		buf.WriteString(`{"status":false,"error":{"code":"INTERNAL_ERROR","message":"An internal error occurred; please retry later"},"meta":{"requestId":"","timestamp":""}}` + "\n")
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
+	_, _ = w.Write(buf.Bytes())
 }
+
+// buffers recycles the bodies' encoding buffers (every answer of every
+// service is encoded here); one that grew past maxPooled (a large list)
+// is left to the collector.
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooled = 64 << 10
