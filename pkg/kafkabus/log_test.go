@@ -1,36 +1,17 @@
 package kafkabus_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/kycfield/kyc/pkg/kafkabus"
 )
-
-// syncBuffer is a log destination kafka-go's goroutines may write to
-// while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // A reader that cannot reach its group's coordinator says so in the
 // service's log, as a warning, instead of waiting in silence: before
@@ -44,20 +25,27 @@ func TestReaderThatCannotJoinWarnsInTheServiceLog(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close() // nothing listens there now: every dial is refused
-	var out syncBuffer
-	c := kafkabus.Config{Brokers: []string{addr}, Log: slog.New(slog.NewJSONHandler(&out, nil))}
+	// A file: the handler serialises kafka-go's goroutines' writes, and
+	// the test reads what has landed so far.
+	logFile, err := os.Create(filepath.Join(t.TempDir(), "service.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	logged := func() string { b, _ := os.ReadFile(logFile.Name()); return string(b) }
+	c := kafkabus.Config{Brokers: []string{addr}, Log: slog.New(slog.NewJSONHandler(logFile, nil))}
 	r := kafkabus.NewGroupReader(c, "g", "t")
 	defer r.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	go func() { _, _ = r.FetchMessage(ctx) }()
-	for !strings.Contains(out.String(), `"level":"WARN"`) {
+	for !strings.Contains(logged(), `"level":"WARN"`) {
 		if ctx.Err() != nil {
-			t.Fatalf("no warning logged in 20 s; log: %q", out.String())
+			t.Fatalf("no warning logged in 20 s; log: %q", logged())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if !strings.Contains(out.String(), `"component":"kafka-go"`) {
-		t.Fatalf("warning not attributed to kafka-go: %q", out.String())
+	if !strings.Contains(logged(), `"component":"kafka-go"`) {
+		t.Fatalf("warning not attributed to kafka-go: %q", logged())
 	}
 }
