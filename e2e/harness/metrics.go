@@ -15,21 +15,24 @@ import (
 // left anywhere" is their sum at 0. A gauge the text does not carry sums
 // to 0.
 func GaugeSum(text, name string) (sum, largest float64, err error) {
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := p.TextToMetricFamilies(strings.NewReader(text))
-	if err != nil {
-		return 0, 0, err
-	}
-	f, ok := families[name]
-	if !ok {
-		return 0, 0, nil
-	}
+	f, err := family(text, name)
 	for _, m := range f.GetMetric() {
 		v := value(f.GetType(), m)
 		sum += v
 		largest = max(largest, v)
 	}
-	return sum, largest, nil
+	return sum, largest, err
+}
+
+// family parses text and returns the metric family name (nil, which has
+// no metrics, when the text does not carry it).
+func family(text, name string) (*dto.MetricFamily, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := p.TextToMetricFamilies(strings.NewReader(text))
+	if err != nil {
+		return nil, err
+	}
+	return families[name], nil
 }
 
 // GaugeSeries reads the series of the gauge name from an exposition text,
@@ -37,16 +40,11 @@ func GaugeSum(text, name string) (sum, largest float64, err error) {
 // for kyc_consumer_lag; the exporter's otel_scope_* labels left out): the
 // figure an operator looks up once the sum says something is left.
 func GaugeSeries(text, name string) (map[string]float64, error) {
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := p.TextToMetricFamilies(strings.NewReader(text))
+	f, err := family(text, name)
 	if err != nil {
 		return nil, err
 	}
 	series := map[string]float64{}
-	f, ok := families[name]
-	if !ok {
-		return series, nil
-	}
 	for _, m := range f.GetMetric() {
 		labels := make([]string, 0, len(m.GetLabel()))
 		for _, l := range m.GetLabel() {

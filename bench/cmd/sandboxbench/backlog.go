@@ -66,30 +66,25 @@ func (g *gauges) read() (backlog, error) {
 		if err != nil {
 			return b, fmt.Errorf("%s /metrics: %w", name, err)
 		}
-		lag, largest, err := harness.GaugeSum(string(text), "kyc_consumer_lag")
+		lags, err := harness.GaugeSeries(string(text), "kyc_consumer_lag")
 		if err != nil {
 			return b, fmt.Errorf("%s /metrics: %w", name, err)
 		}
-		if lag > 0 {
-			series, err := harness.GaugeSeries(string(text), "kyc_consumer_lag")
-			if err != nil {
-				return b, fmt.Errorf("%s /metrics: %w", name, err)
-			}
-			for consumer, v := range series {
-				if v > 0 {
-					if b.lagBy == nil {
-						b.lagBy = map[string]int64{}
-					}
-					b.lagBy[name+"/"+consumer] = int64(v)
+		for consumer, v := range lags {
+			lag := int64(v)
+			b.lag += lag
+			b.lagLargest = max(b.lagLargest, lag)
+			if lag > 0 {
+				if b.lagBy == nil {
+					b.lagBy = map[string]int64{}
 				}
+				b.lagBy[name+"/"+consumer] = lag
 			}
 		}
 		out, _, err := harness.GaugeSum(string(text), "kyc_outbox_backlog")
 		if err != nil {
 			return b, fmt.Errorf("%s /metrics: %w", name, err)
 		}
-		b.lag += int64(lag)
-		b.lagLargest = max(b.lagLargest, int64(largest))
 		b.outbox += int64(out)
 	}
 	err := g.reports.QueryRow(context.Background(), `SELECT count(*) FROM renders`).Scan(&b.renders)
