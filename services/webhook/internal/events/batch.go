@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/inbox"
@@ -51,33 +50,44 @@ func decodeStep(b inbox.Batched) (*step, error) {
 }
 
 // plan turns verification events into deliveries, a batch at a time, with
-// the effect of applying them one after the other: one round trip reads
-// what every event needs (in event order, so an address's version saved
-// by one event is seen by a later completed event of its customer), one
-// writes every message and delivery (in event order, so a customer's
-// stage deliveries park behind each other as they would one by one).
+// the effect of applying them one after the other: one round trip takes
+// the customers' stage locks and reads what every event needs (in event
+// order, so an address's version saved by one event is seen by a later
+// completed event of its customer), one writes every message and
+// delivery (in event order, so a customer's stage deliveries park behind
+// each other as they would one by one).
 type plan struct {
 	publicURL string
 	steps     []*step
 	reads     postgres.Batch
-	// last is, for each customer with a stage event in the batch, when its
-	// latest message was stored: read with the customer's stage lock, then
-	// moved on by each message the batch writes for it.
-	last map[string]*lastMessage
+	// customers are those with a stage event or an outcome in the batch.
+	customers customers
+	// reportSubs are, per tenant with an outcome in the batch, the
+	// endpoints that want report.ready (for the reports it releases).
+	reportSubs map[tenant]*[]string
 }
-
-type lastMessage struct{ at *time.Time }
 
 // applyVerification applies steps in tx in three round trips at most.
 func applyVerification(ctx context.Context, t postgres.Tx, publicURL string, steps []*step) error {
-	p := &plan{publicURL: publicURL, last: map[string]*lastMessage{}}
+	p := &plan{publicURL: publicURL, customers: customers{}, reportSubs: map[tenant]*[]string{}}
 	for _, s := range steps {
-		if err := p.read(s); err != nil {
+		if err := p.check(s); err != nil {
 			return err
 		}
 	}
 	if len(p.steps) == 0 {
 		return nil
+	}
+	for _, c := range p.customers.lockAll(&p.reads) {
+		if c.outcome {
+			p.reads.Release(c.org, c.env, c.id, &c.released)
+		}
+	}
+	for tn, subs := range p.reportSubs {
+		p.reads.Subscribers(tn.org, tn.env, webhook.TypeReportReady, subs)
+	}
+	for _, s := range p.steps {
+		p.read(s)
 	}
 	if err := t.Send(ctx, &p.reads); err != nil {
 		return err
@@ -91,13 +101,9 @@ func applyVerification(ctx context.Context, t postgres.Tx, publicURL string, ste
 	return t.Send(ctx, &w)
 }
 
-func customerKey(e event.Event, customerID string) string {
-	return e.OrgID + "\x00" + e.Environment + "\x00" + customerID
-}
-
-// read checks s and queues its reads; an event that changes nothing (a
-// result held for review) is left out.
-func (p *plan) read(s *step) error {
+// check checks s and notes the customer it locks; an event that changes
+// nothing (a result held for review) is left out.
+func (p *plan) check(s *step) error {
 	e := s.e
 	switch {
 	case s.addr != nil:
@@ -111,17 +117,9 @@ func (p *plan) read(s *step) error {
 		if err := tenantOf(e); err != nil {
 			return err
 		}
-		p.reads.SaveVersion(e.OrgID, e.Environment, postgres.AddressVersionOf{AddressID: d.AddressID, Sequence: d.Sequence, OccurredAt: d.OccurredAt})
-		p.reads.Subscribers(e.OrgID, e.Environment, e.Type, &s.subs)
 		if typ, data, ok := stageOf(*d); ok {
 			s.stageType, s.stageData = typ, data
-			key := customerKey(e, d.CustomerID)
-			if _, seen := p.last[key]; !seen {
-				l := &lastMessage{}
-				p.last[key] = l
-				p.reads.LastMessage(e.OrgID, e.Environment, d.CustomerID, &l.at)
-			}
-			p.reads.Subscribers(e.OrgID, e.Environment, typ, &s.stageSubs)
+			p.customers.add(e, d.CustomerID)
 		}
 	case s.status != nil:
 		if s.status.CustomerID == "" {
@@ -130,16 +128,33 @@ func (p *plan) read(s *step) error {
 		if err := tenantOf(e); err != nil {
 			return err
 		}
-		p.reads.Subscribers(e.OrgID, e.Environment, e.Type, &s.subs)
-		s.versions = map[string]postgres.AddressVersion{}
-		if ids := addressIDs(*s.status); len(ids) > 0 {
-			p.reads.Versions(e.OrgID, e.Environment, ids, s.versions)
+		p.customers.add(e, s.status.CustomerID).outcome = true
+		if _, ok := p.reportSubs[tenantOfEvent(e)]; !ok {
+			p.reportSubs[tenantOfEvent(e)] = new([]string)
 		}
 	default:
 		return nil
 	}
 	p.steps = append(p.steps, s)
 	return nil
+}
+
+// read queues s's reads.
+func (p *plan) read(s *step) {
+	e := s.e
+	if d := s.addr; d != nil {
+		p.reads.SaveVersion(e.OrgID, e.Environment, postgres.AddressVersionOf{AddressID: d.AddressID, Sequence: d.Sequence, OccurredAt: d.OccurredAt})
+		p.reads.Subscribers(e.OrgID, e.Environment, e.Type, &s.subs)
+		if s.stageType != "" {
+			p.reads.Subscribers(e.OrgID, e.Environment, s.stageType, &s.stageSubs)
+		}
+		return
+	}
+	p.reads.Subscribers(e.OrgID, e.Environment, e.Type, &s.subs)
+	s.versions = map[string]postgres.AddressVersion{}
+	if ids := addressIDs(*s.status); len(ids) > 0 {
+		p.reads.Versions(e.OrgID, e.Environment, ids, s.versions)
+	}
 }
 
 // tenantOf refuses an event without its organization or environment.
@@ -151,7 +166,8 @@ func tenantOf(e event.Event) error {
 }
 
 // write queues s's message (stored even when no endpoint wants it: the
-// events API lists it) with its deliveries, then its stage event's.
+// events API lists it) with its deliveries, then its stage event's, or
+// the report.ready of the reports its outcome released.
 func (p *plan) write(w *postgres.Batch, s *step) error {
 	e := s.e
 	var customerID string
@@ -167,8 +183,21 @@ func (p *plan) write(w *postgres.Batch, s *step) error {
 	}
 	m.CustomerID = customerID
 	w.Enqueue(s.ctx, m, s.subs)
-	key := customerKey(e, customerID)
-	p.wrote(key, m.CreatedAt)
+	c, ok := p.customers[customerKey(e, customerID)]
+	if !ok {
+		return nil // no stage event, no outcome: nothing follows it
+	}
+	c.wrote(m.CreatedAt)
+	if s.status != nil {
+		released := c.released
+		c.released = nil // a second outcome in the batch releases nothing more
+		for _, r := range released {
+			if err := p.release(w, s, c, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if s.stageType == "" {
 		return nil
 	}
@@ -177,29 +206,25 @@ func (p *plan) write(w *postgres.Batch, s *step) error {
 	// postgres.StageAfter), so the events API lists a customer's events
 	// in the order they were consumed and the dispatcher sends its stage
 	// events in that order.
-	at := postgres.StageAfter(e.Time, p.last[key].at)
-	sm, err := webhook.NewMessage(StageID(e.ID, s.stageType), s.stageType, e.OrgID, e.Environment, at, s.stageData)
+	sm, err := webhook.NewMessage(StageID(e.ID, s.stageType), s.stageType, e.OrgID, e.Environment, postgres.StageAfter(e.Time, c.last), s.stageData)
 	if err != nil {
 		return inbox.Permanent(err)
 	}
 	sm.CustomerID = customerID
 	w.Enqueue(s.ctx, sm, s.stageSubs)
-	p.wrote(key, sm.CreatedAt)
+	c.wrote(sm.CreatedAt)
 	return nil
 }
 
-// wrote moves the customer's latest message time on to at, as the
-// database stores it (to the microsecond), if the batch has a stage
-// event of that customer.
-func (p *plan) wrote(key string, at time.Time) {
-	l, ok := p.last[key]
-	if !ok {
-		return
+// release queues the report.ready of r, a report that waited for the
+// outcome s stores, right after it.
+func (p *plan) release(w *postgres.Batch, s *step, c *customer, r postgres.WaitingReport) error {
+	var d reportGenerated
+	if err := json.Unmarshal(r.Data, &d); err != nil {
+		return inbox.Permanent(fmt.Errorf("parked report %s: %w", r.EventID, err))
 	}
-	at = at.UTC().Truncate(time.Microsecond)
-	if l.at == nil || at.After(*l.at) {
-		l.at = &at
-	}
+	e := event.Event{ID: r.EventID, Type: TypeReportGenerated, OrgID: r.OrgID, Environment: r.Env, Time: r.Time}
+	return stageReport(s.ctx, w, p.publicURL, c, e, d, *p.reportSubs[tenantOfEvent(s.e)])
 }
 
 func addressIDs(s customerStatus) []string {

@@ -2,7 +2,9 @@ package events
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -10,7 +12,6 @@ import (
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/services/webhook/internal/postgres"
-	"github.com/kycfield/kyc/services/webhook/internal/webhook"
 )
 
 // Subscriptions turn verification events into deliveries, in the inbox
@@ -18,9 +19,10 @@ import (
 // written with the record that the event was processed, so a redelivered
 // event schedules nothing twice and a crash loses nothing. Sending is the
 // dispatcher's job, from Postgres: a slow endpoint never holds up the
-// partition. publicURL is the gateway as clients reach it. The consumer
-// applies up to 16 waiting events per transaction: it must keep up with
-// every address transition of every organization.
+// partition. publicURL is the gateway as clients reach it. Both consumers
+// apply their waiting events in batches (16 verification events, 64
+// reports per transaction): they must keep up with every address
+// transition and every report of every organization.
 func Subscriptions(within func(pgx.Tx) postgres.Tx, publicURL string) []inbox.Subscription {
 	onAddress := func(ctx context.Context, tx pgx.Tx, e event.Event, d addressUpdated) error {
 		return applyVerification(ctx, within(tx), publicURL, []*step{{ctx: ctx, e: e, addr: &d}})
@@ -44,80 +46,64 @@ func Subscriptions(within func(pgx.Tx) postgres.Tx, publicURL string) []inbox.Su
 		}
 		return applyVerification(ctx, within(tx), publicURL, steps)
 	}
+	var sweep overdueSweep
 	onReport := func(ctx context.Context, tx pgx.Tx, e event.Event, r reportGenerated) error {
-		if r.CustomerID == "" || r.ReportID == "" {
-			return inbox.Permanent(fmt.Errorf("%s without customerId or reportId", e.Type))
-		}
 		t := within(tx)
-		if err := outcomeFirst(ctx, t, e, r); err != nil {
+		overdue, err := sweep.overdue(ctx, t)
+		if err != nil {
 			return err
 		}
-		return stage(ctx, t, e, webhook.TypeReportReady, r.CustomerID, ReportReadyData{CustomerID: r.CustomerID,
-			ReportID: r.ReportID, Version: r.Version, Status: r.Status, ReportURL: *ReportURL(publicURL, r.CustomerID),
-			GeneratedAt: stamp(r.GeneratedAt)})
+		return applyReports(ctx, t, publicURL, []report{{ctx: ctx, e: e, r: r}}, overdue)
+	}
+	// A batch of reports is applied in two round trips (the reads, the
+	// writes) besides the inbox record, and takes its customers' stage
+	// locks in the verification consumer's order, so the two consumers'
+	// batches never deadlock.
+	onReports := func(ctx context.Context, tx pgx.Tx, batch []inbox.Batched) error {
+		reports := make([]report, 0, len(batch))
+		for _, b := range batch {
+			if b.Event.Type != TypeReportGenerated {
+				continue
+			}
+			var r reportGenerated
+			if err := json.Unmarshal(b.Event.Data, &r); err != nil {
+				return inbox.Permanent(fmt.Errorf("decode %s: %w", b.Event.Type, err))
+			}
+			reports = append(reports, report{ctx: b.Ctx, e: b.Event, r: r})
+		}
+		t := within(tx)
+		overdue, err := sweep.overdue(ctx, t)
+		if err != nil {
+			return err
+		}
+		return applyReports(ctx, t, publicURL, reports, overdue)
 	}
 	return []inbox.Subscription{{Group: "webhook.verification", Topics: []string{event.TopicVerification}, Batch: VerificationBatch,
 		Routes:     []inbox.Route{inbox.On(onAddress, TypeAddressUpdated), inbox.On(onStatus, TypeCompleted, TypeRejected)},
 		ApplyBatch: onBatch},
-		// One event per transaction: it then holds one customer's stage
-		// lock (see stage) and can never deadlock with the verification
-		// consumer's batch.
-		{Group: "webhook.reporting", Topics: []string{event.TopicReporting}, Batch: 1,
-			Routes: []inbox.Route{inbox.On(onReport, TypeReportGenerated)}}}
+		{Group: "webhook.reporting", Topics: []string{event.TopicReporting}, Batch: ReportingBatch,
+			Routes: []inbox.Route{inbox.On(onReport, TypeReportGenerated)}, ApplyBatch: onReports}}
 }
 
 // VerificationBatch is how many waiting verification events are applied
 // per transaction.
 const VerificationBatch = 16
 
-// OutcomeWait is how long after a report was generated report.ready
-// waits for the customer's outcome to be stored here first.
-const OutcomeWait = 10 * time.Minute
+// ReportingBatch is how many waiting report.generated events are applied
+// per transaction: in a burst the reports come as fast as the outcomes,
+// and one transaction each (seven round trips and a commit) kept up with
+// a third of them (BENCHMARKS.md §18-replag).
+const ReportingBatch = 64
 
-// outcomeFirst keeps report.ready behind the outcome it reports on. The
-// report comes from verification.completed/rejected, but on another
-// topic, which this service may read ahead of verification-events: a
-// fresh report whose customer has no outcome stored here yet is retried
-// (the reporting consumer applies one event at a time, so this holds up
-// nothing but reports) until the verification consumer has stored it.
-// An older report (a re-render, or an outcome past the retention) goes
-// on at once.
-func outcomeFirst(ctx context.Context, t postgres.Tx, e event.Event, r reportGenerated) error {
-	if time.Since(r.GeneratedAt) > OutcomeWait {
-		return nil
-	}
-	ok, err := t.HasOutcome(ctx, e.OrgID, e.Environment, r.CustomerID)
-	if err == nil && !ok {
-		err = fmt.Errorf("report.ready of %s waits for the customer's outcome", r.CustomerID)
-	}
-	return err
-}
+// overdueSweep looks for parked reports whose outcome has not come
+// within OutcomeWait, at most once a minute (they are rare: an outcome
+// the verification consumer could not store).
+type overdueSweep struct{ next atomic.Int64 }
 
-// stage stores the stage event typ derived from e and enqueues it for the
-// endpoints that want it. Its id is derived from e's, so a replay of e
-// stores nothing new. Its time is e's, moved on when needed to a
-// millisecond after the customer's latest event (postgres.Tx.StageTime),
-// so the events API lists a customer's events in the order they were
-// consumed, which for one topic is the order they happened (a
-// customer's events share a partition), and the dispatcher sends a
-// customer's stage events in that order.
-func stage(ctx context.Context, t postgres.Tx, e event.Event, typ, customerID string, data any) error {
-	if e.OrgID == "" || e.Environment == "" {
-		return inbox.Permanent(fmt.Errorf("%s without organization or environment", e.Type))
+func (s *overdueSweep) overdue(ctx context.Context, t postgres.Tx) ([]postgres.WaitingReport, error) {
+	now := time.Now()
+	if next := s.next.Load(); now.UnixNano() < next || !s.next.CompareAndSwap(next, now.Add(time.Minute).UnixNano()) {
+		return nil, nil
 	}
-	at, err := t.StageTime(ctx, e.OrgID, e.Environment, customerID, e.Time)
-	if err != nil {
-		return err
-	}
-	endpoints, _, err := t.Lookup(ctx, e.OrgID, e.Environment, typ, nil, nil)
-	if err != nil {
-		return err
-	}
-	m, err := webhook.NewMessage(StageID(e.ID, typ), typ, e.OrgID, e.Environment, at, data)
-	if err != nil {
-		return inbox.Permanent(err)
-	}
-	m.CustomerID = customerID
-	_, err = t.Enqueue(ctx, m, endpoints)
-	return err
+	return t.Overdue(ctx, now.Add(-OutcomeWait), ReportingBatch)
 }

@@ -60,7 +60,14 @@ func (b *Batch) Versions(orgID, env string, addressIDs []string, into map[string
 
 // LastMessage queues taking the customer's stage lock (held to the end of
 // the transaction) and reading into *into when its latest message was
-// stored (nil: none). See Tx.StageTime.
+// stored (nil: none). A stage event is stored at StageAfter that, so
+// every message of one customer gets its own createdAt, increasing in
+// the order they were stored, which is what the events API sorts by and
+// the dispatcher keeps per customer. The lock serialises the two
+// consumers that store a customer's stage events (verification and
+// reporting), so two cannot take the same time; a batch takes its
+// customers' locks in one order (see events.lockAll), so two batches
+// never wait on each other in a cycle.
 func (b *Batch) LastMessage(orgID, env, customerID string, into **time.Time) {
 	b.b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended('webhook-stage/' || $1, 0))`, customerID)
 	b.b.Queue(`SELECT max(created_at) FROM messages WHERE org_id = $1 AND env = $2 AND customer_id = $3`,
@@ -98,6 +105,72 @@ func (b *Batch) Enqueue(ctx context.Context, m webhook.Message, endpointIDs []st
 	}
 	b.notify = b.notify || len(endpointIDs) > 0
 	return out
+}
+
+// HasOutcome queues reading into *into whether the customer's
+// verification.completed or verification.rejected is stored.
+func (b *Batch) HasOutcome(orgID, env, customerID string, into *bool) {
+	b.b.Queue(`SELECT EXISTS (SELECT 1 FROM messages WHERE org_id = $1 AND env = $2 AND customer_id = $3
+		AND event_type IN ('verification.completed', 'verification.rejected'))`, orgID, env, customerID).
+		QueryRow(func(row pgx.Row) error { return row.Scan(into) })
+}
+
+// WaitingReport is a report.generated parked until its customer's
+// outcome is stored: the event's id, tenant, time and data.
+type WaitingReport struct {
+	EventID, OrgID, Env, CustomerID string
+	Time, GeneratedAt               time.Time
+	Data                            []byte
+}
+
+// Park queues parking r (a replay parks nothing twice).
+func (b *Batch) Park(r WaitingReport) {
+	b.b.Queue(`INSERT INTO reports_waiting (event_id, org_id, env, customer_id, event_time, generated_at, data)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`, r.EventID, r.OrgID, r.Env, r.CustomerID, r.Time, r.GeneratedAt, r.Data)
+}
+
+// Release queues taking out the customer's parked reports into *into,
+// oldest first. Under the customer's stage lock it races no Park.
+func (b *Batch) Release(orgID, env, customerID string, into *[]WaitingReport) {
+	b.release(`org_id = $1 AND env = $2 AND customer_id = $3`, into, orgID, env, customerID)
+}
+
+// ReleaseIDs queues taking out the parked reports of eventIDs that are
+// still parked into *into, oldest first.
+func (b *Batch) ReleaseIDs(eventIDs []string, into *[]WaitingReport) {
+	b.release(`event_id = ANY($1)`, into, eventIDs)
+}
+
+func (b *Batch) release(where string, into *[]WaitingReport, args ...any) {
+	b.b.Queue(`WITH r AS (DELETE FROM reports_waiting WHERE `+where+`
+		RETURNING event_id, org_id, env, customer_id, event_time, generated_at, data)
+		SELECT * FROM r ORDER BY event_time, event_id`, args...).Query(func(rows pgx.Rows) error {
+		out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (WaitingReport, error) {
+			var w WaitingReport
+			err := r.Scan(&w.EventID, &w.OrgID, &w.Env, &w.CustomerID, &w.Time, &w.GeneratedAt, &w.Data)
+			return w, err
+		})
+		*into = out
+		return err
+	})
+}
+
+// Overdue is up to limit parked reports generated before before (their
+// id, tenant and customer): those whose outcome has not come in the time
+// it takes, to be released without it. Read without a lock: which of
+// them are still parked is for ReleaseIDs to say, under the customers'
+// locks.
+func (t Tx) Overdue(ctx context.Context, before time.Time, limit int) ([]WaitingReport, error) {
+	rows, err := t.tx.Query(ctx, `SELECT event_id, org_id, env, customer_id FROM reports_waiting WHERE generated_at < $1
+		ORDER BY generated_at LIMIT $2`, before, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (WaitingReport, error) {
+		var w WaitingReport
+		err := r.Scan(&w.EventID, &w.OrgID, &w.Env, &w.CustomerID)
+		return w, err
+	})
 }
 
 // Send sends what b gathered in one round trip, ending with one NOTIFY

@@ -63,7 +63,7 @@ func enqueue(ctx context.Context, tx pgx.Tx, m webhook.Message, endpointIDs []st
 // delivery to endpoint $2 has not ended. A stage delivery enqueued while
 // one exists is parked (no next_attempt_at): it waits off the due index,
 // and Complete makes it due when the one before it ends. The consumer
-// holds the customer's stage lock (Tx.StageTime), and Complete takes it
+// holds the customer's stage lock (Batch.LastMessage), and Complete takes it
 // too, so a delivery ending while a later one is enqueued either is seen
 // as ended here or sees the parked one.
 const unfinishedStage = `SELECT 1 FROM messages pm
@@ -172,31 +172,4 @@ func (s *Store) Recover(ctx context.Context, who webhook.Caller, endpointID stri
 		return s.audit(ctx, tx, a, map[string]any{"recovered": n})
 	})
 	return n, err
-}
-
-// StageTime is when a stage event of the customer that happened at at is
-// recorded: at to the millisecond (the body's precision), or a
-// millisecond after the customer's latest message if at is not later.
-// Every message of one customer so gets its own createdAt, increasing in
-// the order they were stored, which is what the events API sorts by and
-// the dispatcher keeps per customer. A transaction-scoped lock on the
-// customer serialises the two consumers that store its stage events
-// (verification and reporting), so two cannot take the same time.
-func (t Tx) StageTime(ctx context.Context, orgID, env, customerID string, at time.Time) (time.Time, error) {
-	var b Batch
-	var last *time.Time
-	b.LastMessage(orgID, env, customerID, &last)
-	if err := t.Send(ctx, &b); err != nil {
-		return at, err
-	}
-	return StageAfter(at, last), nil
-}
-
-// HasOutcome reports whether the customer's verification.completed or
-// verification.rejected is stored.
-func (t Tx) HasOutcome(ctx context.Context, orgID, env, customerID string) (bool, error) {
-	var ok bool
-	err := t.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE org_id = $1 AND env = $2 AND customer_id = $3
-		AND event_type IN ('verification.completed', 'verification.rejected'))`, orgID, env, customerID).Scan(&ok)
-	return ok, err
 }
