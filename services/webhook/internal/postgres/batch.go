@@ -65,8 +65,8 @@ func (b *Batch) Versions(orgID, env string, addressIDs []string, into map[string
 // the order they were stored, which is what the events API sorts by and
 // the dispatcher keeps per customer. The lock serialises the two
 // consumers that store a customer's stage events (verification and
-// reporting), so two cannot take the same time; a batch takes its
-// customers' locks in one order (see events.lockAll), so two batches
+// reporting), so two cannot take the same time; each consumer's batch
+// takes its customers' locks in the order of their ids, so two batches
 // never wait on each other in a cycle.
 func (b *Batch) LastMessage(orgID, env, customerID string, into **time.Time) {
 	b.b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended('webhook-stage/' || $1, 0))`, customerID)
