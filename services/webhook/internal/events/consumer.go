@@ -91,8 +91,9 @@ const VerificationBatch = 16
 
 // ReportingBatch is how many waiting report.generated events are applied
 // per transaction: in a burst the reports come as fast as the outcomes,
-// and one transaction each (seven round trips and a commit) kept up with
-// a third of them (BENCHMARKS.md §18-replag).
+// and one transaction each (seven round trips, the commit among them)
+// kept up with a third of them on a busy machine (BENCHMARKS.md
+// §18-replag).
 const ReportingBatch = 64
 
 // overdueSweep looks for parked reports whose outcome has not come
