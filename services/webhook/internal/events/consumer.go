@@ -93,7 +93,7 @@ const VerificationBatch = 16
 // per transaction: in a burst the reports come as fast as the outcomes,
 // and one transaction each (seven round trips, the commit among them)
 // kept up with a third of them on a busy machine (BENCHMARKS.md
-// §18-replag).
+// §18x).
 const ReportingBatch = 64
 
 // overdueSweep looks for parked reports whose outcome has not come
