@@ -14,11 +14,12 @@ import (
 
 // backlog is the work the platform has accepted and not yet done, as an
 // operator sees it: each process's /metrics (kyc_consumer_lag: messages
-// behind the last one a consumer applied; kyc_outbox_backlog: events
-// committed and not yet published) and the reports queued for rendering
+// of its consumers' partitions not applied yet, asked of the broker at
+// the scrape; kyc_outbox_backlog: events committed and not yet published) and the reports queued for rendering
 // (reporting's renders table, which no gauge shows).
 type backlog struct {
 	lag, lagLargest int64 // over every consumer of every service; the largest one consumer's
+	brokerLag       int64 // the same, as the broker's committed offsets say (brokerLag)
 	outbox          int64
 	renders         int64
 	lagBy           map[string]int64 // service/consumer -> lag, the consumers with some left
@@ -27,7 +28,7 @@ type backlog struct {
 func (b backlog) zero() bool { return b.lag == 0 && b.outbox == 0 && b.renders == 0 }
 
 func (b backlog) String() string {
-	s := fmt.Sprintf("consumer lag %d (largest %d), outbox %d, renders queued %d", b.lag, b.lagLargest, b.outbox, b.renders)
+	s := fmt.Sprintf("consumer lag %d (largest %d; at the broker %d), outbox %d, renders queued %d", b.lag, b.lagLargest, b.brokerLag, b.outbox, b.renders)
 	if len(b.lagBy) > 0 {
 		s += fmt.Sprintf("; lag by consumer %v", b.lagBy)
 	}
@@ -40,6 +41,7 @@ type gauges struct {
 	urls    map[string]string
 	http    *http.Client
 	reports *pgx.Conn
+	broker  brokerLag
 }
 
 func newGauges(p *harness.Platform) *gauges {
@@ -47,7 +49,7 @@ func newGauges(p *harness.Platform) *gauges {
 	if err != nil {
 		panic(fmt.Sprintf("reporting database: %v", err))
 	}
-	return &gauges{urls: p.URLs, http: &http.Client{Timeout: 10 * time.Second}, reports: c}
+	return &gauges{urls: p.URLs, http: &http.Client{Timeout: 10 * time.Second}, reports: c, broker: newBrokerLag(p.Bus)}
 }
 
 func (g *gauges) close() { _ = g.reports.Close(context.Background()) }
@@ -87,7 +89,11 @@ func (g *gauges) read() (backlog, error) {
 		}
 		b.outbox += int64(out)
 	}
-	err := g.reports.QueryRow(context.Background(), `SELECT count(*) FROM renders`).Scan(&b.renders)
+	var err error
+	if b.brokerLag, err = g.broker.read(context.Background()); err != nil {
+		return b, fmt.Errorf("consumer lag at the broker: %w", err)
+	}
+	err = g.reports.QueryRow(context.Background(), `SELECT count(*) FROM renders`).Scan(&b.renders)
 	return b, err
 }
 

@@ -278,9 +278,16 @@ func printBurst(res burstResult, drained time.Time, seen []progress) {
 		fmt.Printf("    %s: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d)\n", l.name, load.MS(s.P50), load.MS(s.P99), load.MS(s.Max), len(l.lat))
 	}
 	var maxLag, maxLargest, maxOutbox, maxRenders int64
+	var atBrokerMax, atShortest backlog // the samples where the broker's lag was largest, and where the gauge fell furthest below it
 	verifiedAtLastPost := 0
 	for _, p := range seen {
 		maxLag, maxLargest = max(maxLag, p.backlog.lag), max(maxLargest, p.backlog.lagLargest)
+		if p.backlog.brokerLag > atBrokerMax.brokerLag {
+			atBrokerMax = p.backlog
+		}
+		if p.backlog.brokerLag-p.backlog.lag > atShortest.brokerLag-atShortest.lag {
+			atShortest = p.backlog
+		}
 		maxOutbox, maxRenders = max(maxOutbox, p.backlog.outbox), max(maxRenders, p.backlog.renders)
 		if !p.at.After(res.lastPost) {
 			verifiedAtLastPost = p.verified
@@ -296,6 +303,8 @@ func printBurst(res burstResult, drained time.Time, seen []progress) {
 	}
 	fmt.Printf("  largest backlog seen (1 s samples): kyc_consumer_lag %d over all consumers (one consumer %d), outbox %d, renders queued %d\n",
 		maxLag, maxLargest, maxOutbox, maxRenders)
+	fmt.Printf("  kyc_consumer_lag against the broker's committed offsets, same samples: where the broker's was largest, gauge %d, broker %d; the gauge furthest below, gauge %d, broker %d\n",
+		atBrokerMax.lag, atBrokerMax.brokerLag, atShortest.lag, atShortest.brokerLag)
 }
 
 // check waits for the reports and webhooks to trail the last VERIFIED,
