@@ -18,8 +18,8 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -93,8 +93,8 @@ type Consumer struct {
 	only   []string // event types the handler reads; empty: every type
 	skip   func(event.Event) bool
 	tracer trace.Tracer
-	lagMu  sync.Mutex
-	lag    map[string]int64 // topic/partition -> messages behind its high-water mark
+	nextMu sync.Mutex
+	next   map[kafkabus.TopicPartition]int64 // the offset after the last message applied
 	// batchHandle, if set, applies a batch in one call (WithBatchHandler).
 	batchHandle BatchHandler
 }
@@ -188,34 +188,32 @@ func (c *Consumer) handleFetched(ctx context.Context, m kafka.Message) bool {
 	if err := c.reader.CommitMessages(hand, msgs...); err != nil && hand.Err() == nil {
 		c.log.Warn("consumer commit failed", "consumer", c.name, "err", err)
 	}
-	c.noteLag(msgs)
+	c.noteApplied(msgs)
 	return ctx.Err() == nil
 }
 
-// noteLag keeps, per partition, how far the last applied message was
-// behind the partition's end when it was fetched.
-func (c *Consumer) noteLag(msgs []kafka.Message) {
-	c.lagMu.Lock()
-	defer c.lagMu.Unlock()
-	if c.lag == nil {
-		c.lag = map[string]int64{}
+// noteApplied keeps, per partition, the offset after the last message
+// applied (skipped ones included: they are done with too).
+func (c *Consumer) noteApplied(msgs []kafka.Message) {
+	c.nextMu.Lock()
+	defer c.nextMu.Unlock()
+	if c.next == nil {
+		c.next = map[kafkabus.TopicPartition]int64{}
 	}
 	for _, m := range msgs {
-		c.lag[m.Topic+"/"+strconv.Itoa(m.Partition)] = max(m.HighWaterMark-m.Offset-1, 0)
+		c.next[kafkabus.TopicPartition{Topic: m.Topic, Partition: m.Partition}] = m.Offset + 1
 	}
 }
 
-// Lag is how many messages, over every partition this consumer has
-// applied from, were waiting behind the last one it applied: the
-// consumer-lag metric. A partition it has not read from yet counts 0.
-func (c *Consumer) Lag() int64 {
-	c.lagMu.Lock()
-	defer c.lagMu.Unlock()
-	var n int64
-	for _, l := range c.lag {
-		n += l
-	}
-	return n
+// Next is, for each partition this consumer has applied from in this
+// process, the offset of the next message it will apply there: ahead of
+// the group's committed offset until the commit is flushed, and behind it
+// once the partition has moved to another member (kafkabus.Backlog takes
+// the later of the two). It is what the consumer-lag metric counts from.
+func (c *Consumer) Next() map[kafkabus.TopicPartition]int64 {
+	c.nextMu.Lock()
+	defer c.nextMu.Unlock()
+	return maps.Clone(c.next)
 }
 
 // process applies m under hand, in its consumer span, retrying transient

@@ -125,7 +125,11 @@ func boot(ctx context.Context, log *slog.Logger, o Options) (*Base, error) {
 	if err := outbox.RegisterMetrics(meter, b.DB); err != nil {
 		return nil, fmt.Errorf("telemetry: %w", err)
 	}
-	if b.lag, err = newConsumerLag(meter); err != nil {
+	// The lag gauge asks the broker through kafka-go's shared transport,
+	// the writer's: its connections and cached metadata are there already,
+	// so a scrape adds a few requests and nothing runs between scrapes.
+	lagClient := &kafka.Client{Addr: kafka.TCP(b.Bus.Brokers...)}
+	if b.lag, err = newConsumerLag(meter, log, brokerBacklog(lagClient)); err != nil {
 		return nil, fmt.Errorf("telemetry: %w", err)
 	}
 	b.Health.Add("postgres", func(ctx context.Context) error { return b.DB.Ping(ctx) })
@@ -172,7 +176,7 @@ func (b *Base) consume(s inbox.Subscription) {
 	b.closers = append(b.closers, func() { _ = r.Close() })
 	c := inbox.New(group, r, b.DB, b.Log, inbox.Handle(s.Routes...)).Only(s.Types()...).Skip(s.Skip).WithBatch(max(s.Batch, 1)).
 		WithBatchHandler(s.ApplyBatch).WithTracing(b.Tel.Tracers)
-	b.lag.add(short, c)
+	b.lag.add(short, group, full, c)
 	b.AddWorker(c.Run)
 }
 
