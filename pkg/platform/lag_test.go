@@ -125,23 +125,24 @@ func commitAt(t *testing.T, bus kafkabus.Config, group, topic string, offset int
 // /metrics URL; it stops when the test ends.
 func startPlatform(t *testing.T, bus kafkabus.Config, setup func(context.Context, *platform.Base) error) string {
 	common := config.Common{KafkaBrokers: bus.Brokers, KafkaTopicPrefix: bus.TopicPrefix, KafkaPartitions: 3, KafkaReplication: 1,
-		PrincipalSecrets: []string{"test-secret"}, PrincipalTTL: time.Minute, ShutdownTimeout: 10 * time.Second}
+		PrincipalSecrets: []string{"lag-test-principal-secret"}, PrincipalTTL: time.Minute, ShutdownTimeout: 10 * time.Second}
 	opts := platform.Options{Name: "lagtest", Common: common, DatabaseURL: pgtest.CreateDB(t), Topics: []string{"things"}}
 	ctx, cancel := context.WithCancel(context.Background())
 	addr, done := make(chan string, 1), make(chan error, 1)
 	go func() {
 		done <- platform.Run(ctx, logging.Discard(), opts, "127.0.0.1:0", func(a string) { addr <- a }, setup)
 	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
 	select {
 	case a := <-addr:
+		t.Cleanup(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Error(err)
+			}
+		})
 		return "http://" + a + "/metrics"
 	case err := <-done:
+		cancel()
 		t.Fatal(err)
 	}
 	return ""
