@@ -97,6 +97,14 @@ ensure_postgres() {
 			log "postgres: max_connections is below $PG_MAX_CONNECTIONS and not ours to change; parallel tests may run out"
 		fi
 	fi
+	# Production's PostgreSQL analyses tables as they grow (autovacuum);
+	# a server set up with it off never does, and pooled connections then
+	# keep plans made while the tables were empty (BENCHMARKS §18z: every
+	# create walked its organization). Turn it on: a reload, no restart.
+	if [[ $(psql_tcp -tAc 'show autovacuum') != on ]]; then
+		log "postgres: autovacuum -> on (it was off: tables would never get statistics)"
+		psql_tcp -qc "ALTER SYSTEM SET autovacuum = on" -c "SELECT pg_reload_conf()" >/dev/null
+	fi
 	# The customer service's migration creates pg_trgm (postgresql-contrib).
 	compgen -G '/usr/share/postgresql/*/extension/pg_trgm.control' >/dev/null || apt_install postgresql-contrib
 	# No databases to create: each service creates its own at start.

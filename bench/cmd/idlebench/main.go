@@ -9,6 +9,9 @@
 //
 //	go run ./cmd/idlebench -devkafka ../bin/devkafka -settle 10s -window 30s
 //
+// With -scrape 15s it also reads every component's /metrics at that
+// interval, as a Prometheus server would.
+//
 // The shared PostgreSQL and Redis servers' own background work is not
 // counted: it is there whether the platform runs or not.
 package main
@@ -17,10 +20,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"log/slog"
 	"maps"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"runtime/pprof"
@@ -48,6 +53,7 @@ func main() {
 	rounds := flag.Int("rounds", 1, "consecutive windows to measure")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the first window (this process) to this file")
 	queries := flag.Bool("queries", false, "sample pg_stat_activity every 100 ms during the first window and list the statements seen, by database (who wakes Postgres up)")
+	scrape := flag.Duration("scrape", 0, "GET every component's /metrics at this interval, as Prometheus would (0: nobody scrapes)")
 	flag.Parse()
 	ctx := context.Background()
 
@@ -66,6 +72,7 @@ func main() {
 
 	life, stop := context.WithCancel(ctx)
 	ready := make(chan struct{})
+	var urls map[string]string
 	done := make(chan error, 1)
 	shared := stores.Shared()
 	shared["KYC_MODE"] = "local"
@@ -80,7 +87,7 @@ func main() {
 				return o
 			},
 			Log:   func(name string) *slog.Logger { return logging.NewTo(os.Stderr, name, "warn") },
-			Ready: func(map[string]string) { close(ready) },
+			Ready: func(u map[string]string) { urls = u; close(ready) },
 		})
 	}()
 	select {
@@ -89,6 +96,10 @@ func main() {
 		log.Fatalf("platform: %v", err)
 	}
 	fmt.Printf("platform ready; settling for %s\n", *settle)
+	if *scrape > 0 {
+		go scrapeEvery(life, *scrape, urls)
+		fmt.Printf("scraping %d components' /metrics every %s\n", len(urls), *scrape)
+	}
 	time.Sleep(*settle)
 
 	var dbs []string
@@ -312,5 +323,30 @@ func watchQueries(ctx context.Context, pg *pgx.Conn, dbs []string, window time.D
 	fmt.Println("statements started during the window (sampled every 100 ms):")
 	for _, k := range keys {
 		fmt.Printf("  %4d  %s\n", counts[k], k)
+	}
+}
+
+// scrapeEvery reads every component's /metrics each interval, as a
+// Prometheus server would: a scrape is work the platform does when idle
+// (the lag gauges ask the broker), and so is counted.
+func scrapeEvery(ctx context.Context, every time.Duration, urls map[string]string) {
+	client := &http.Client{Timeout: 5 * time.Second}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		for name, u := range urls {
+			resp, err := client.Get(u + "/metrics")
+			if err != nil {
+				log.Printf("scrape %s: %v", name, err)
+				continue
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
 	}
 }
