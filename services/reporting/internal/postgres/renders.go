@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/pkg/telemetry"
 	"github.com/kycfield/kyc/services/reporting/internal/report"
@@ -51,6 +53,15 @@ FROM claimed c LEFT JOIN outcomes o ON o.customer_id = c.customer_id AND o.org_i
 UNION ALL
 SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ` + nextDue + ` WHERE NOT EXISTS (SELECT 1 FROM claimed)`
 
+// planNow runs a statement over the render queue planned for the queue as
+// it is (an unnamed statement, planned at each execution) rather than as a
+// plan the connection cached. The queue swings between empty and a
+// backlog of thousands: a generic plan cached while it was empty, or
+// analysed empty, scans it and joins it with itself (head), so each claim
+// read every queued render against every other, quadratic in the backlog,
+// just when the backlog needs the renders fastest (BENCHMARKS §18aa).
+const planNow = pgx.QueryExecModeCacheDescribe
+
 // ClaimRender implements report.Repository.
 func (s *Store) ClaimRender(ctx context.Context, lease time.Duration) (report.Claim, error) {
 	var c report.Claim
@@ -58,7 +69,7 @@ func (s *Store) ClaimRender(ctx context.Context, lease time.Duration) (report.Cl
 	var attempts *int
 	var outcome, docs []byte
 	var next *time.Time
-	err := s.Pool().QueryRow(ctx, claimSQL, lease, "").
+	err := s.Pool().QueryRow(ctx, claimSQL, planNow, lease, "").
 		Scan(&id, &org, &env, &customer, &attempts, &trace, &outcome, &docs, &next)
 	if err != nil || id == nil {
 		if next != nil {
@@ -121,7 +132,7 @@ func (t txn) QueueRender(ctx context.Context, r report.Render) error {
 // the row is left out by id).
 func (t txn) FinishRender(ctx context.Context, id string) (time.Time, error) {
 	var next *time.Time
-	err := t.tx.QueryRow(ctx, `WITH gone AS (DELETE FROM renders WHERE id = $1) SELECT `+nextDue, id, id).Scan(&next)
+	err := t.tx.QueryRow(ctx, `WITH gone AS (DELETE FROM renders WHERE id = $1) SELECT `+nextDue, planNow, id, id).Scan(&next)
 	if err != nil || next == nil {
 		return time.Time{}, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/kycfield/kyc/pkg/event"
 	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/pkg/outbox"
+	"github.com/kycfield/kyc/pkg/pgdb"
 	"github.com/kycfield/kyc/pkg/pgtest"
 	"github.com/kycfield/kyc/services/reporting/internal/postgres"
 	"github.com/kycfield/kyc/services/reporting/internal/report"
@@ -152,4 +153,55 @@ func TestAClaimBringsTheOutcomeAndLaterDocuments(t *testing.T) {
 		got[0] != "doc_a" || got[1] != "doc_b" || got[2] != "doc_c" {
 		t.Fatalf("claim = %+v, documents %v; want the outcome with doc_a, doc_b, doc_c", c, got)
 	}
+}
+
+// A claim takes the head of a long queue without reading the queue, even
+// on a connection that first ran it while the queue was empty and
+// analysed empty: a plan cached then scanned the queue and joined it with
+// itself, so a claim over 3,000 renders read millions of rows, and the
+// renders fell further behind the longer the backlog grew.
+func TestAClaimReadsTheHeadOfALongQueueNotAllOfIt(t *testing.T) {
+	_, url := pgtest.NewDB(t, migrations.Set(), inbox.Migration(), outbox.Migration())
+	pool, err := pgdb.Open(t.Context(), url, 1) // one connection: the one whose cache would hold the plan
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	s := postgres.New(pool, "reporting-events", func(report.Report) (event.Event, error) { return event.Event{}, nil })
+	if _, err := pool.Exec(t.Context(), `ANALYZE renders`); err != nil {
+		t.Fatal(err)
+	}
+	for range 10 { // past the five executions after which a cached statement may keep a generic plan
+		if c := claim(t, s); c.Claimed {
+			t.Fatal("claimed from an empty queue")
+		}
+	}
+	if _, err := pool.Exec(t.Context(), `INSERT INTO renders (id, org_id, env, customer_id, queued_at)
+		SELECT 'evt_' || g, 'org_1', 'test', 'cus_' || g, now() - interval '1 hour' + g * interval '1 ms'
+		FROM generate_series(1, 3000) g`); err != nil {
+		t.Fatal(err)
+	}
+	before := rowsRead(t, pool)
+	c := claim(t, s)
+	if !c.Claimed || c.Render.ID != "evt_1" {
+		t.Fatalf("claim = %+v; want the oldest, evt_1", c)
+	}
+	if n := rowsRead(t, pool) - before; n > 100 {
+		t.Fatalf("the claim read %d rows of a queue of 3,000 to take its head", n)
+	}
+}
+
+// rowsRead is how many rows of renders this connection's statements have
+// read, flushed first so that the count includes the last statement.
+func rowsRead(t *testing.T, pool *pgxpool.Pool) int64 {
+	t.Helper()
+	if _, err := pool.Exec(t.Context(), `SELECT pg_stat_force_next_flush()`); err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	if err := pool.QueryRow(t.Context(), `SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)
+		FROM pg_stat_user_tables WHERE relname = 'renders'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
