@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/kycfield/kyc/pkg/apperr"
+	"github.com/kycfield/kyc/pkg/eventually"
 	"github.com/kycfield/kyc/pkg/ids"
 	"github.com/kycfield/kyc/pkg/inbox"
 	"github.com/kycfield/kyc/pkg/objstore/pending"
@@ -339,7 +340,17 @@ func TestASandboxBatchThatDiesMidwayLosesAndDuplicatesNothing(t *testing.T) {
 			checkCounters(t, f)
 			t.Logf("after the failure: %d photos, %d open jobs, %d events (%d before)", photos, open, len(f.outbox(t)), len(before))
 
-			// The restarted worker finishes everything.
+			// The restarted worker finishes everything, once the dead
+			// batch's session has ended: a cancelled query's backend may
+			// hold its row locks a moment after the client let go, and the
+			// sandbox claim skips locked rows (the next poll would take
+			// them; drain stops at the first empty claim).
+			eventually.True(t, 10*time.Second, "the dead batch's session ends", func() bool {
+				var open int
+				err := f.pool.QueryRow(f.ctx, `SELECT count(*) FROM pg_stat_activity
+					WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL`).Scan(&open)
+				return err == nil && open == 0
+			})
 			drain(t, f.svc)
 			final := checkHistories(t, f.outbox(t))
 			want := map[string]string{plain: verification.EventCompleted, noAccess: verification.EventCompleted, rejected: verification.EventRejected}
