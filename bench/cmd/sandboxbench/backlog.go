@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/kycfield/kyc/bench/load"
 	"github.com/kycfield/kyc/e2e/harness"
 )
 
@@ -59,16 +59,11 @@ func (g *gauges) close() { _ = g.reports.Close(context.Background()) }
 func (g *gauges) read() (backlog, error) {
 	var b backlog
 	for name, u := range g.urls {
-		resp, err := g.http.Get(u + "/metrics")
+		text, err := load.Metrics(g.http, u)
 		if err != nil {
 			return b, fmt.Errorf("%s /metrics: %w", name, err)
 		}
-		text, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			return b, fmt.Errorf("%s /metrics: %w", name, err)
-		}
-		lags, err := harness.GaugeSeries(string(text), "kyc_consumer_lag")
+		lags, err := harness.GaugeSeries(text, "kyc_consumer_lag")
 		if err != nil {
 			return b, fmt.Errorf("%s /metrics: %w", name, err)
 		}
@@ -83,7 +78,7 @@ func (g *gauges) read() (backlog, error) {
 				b.lagBy[name+"/"+consumer] = lag
 			}
 		}
-		out, _, err := harness.GaugeSum(string(text), "kyc_outbox_backlog")
+		out, _, err := harness.GaugeSum(text, "kyc_outbox_backlog")
 		if err != nil {
 			return b, fmt.Errorf("%s /metrics: %w", name, err)
 		}

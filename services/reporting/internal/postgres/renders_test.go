@@ -21,7 +21,12 @@ const lease = 2 * time.Minute
 func newStore(t *testing.T) (*postgres.Store, *pgxpool.Pool) {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t, migrations.Set(), inbox.Migration(), outbox.Migration())
-	return postgres.New(pool, "reporting-events", func(report.Report) (event.Event, error) { return event.Event{}, nil }), pool
+	return storeOn(pool), pool
+}
+
+// storeOn is a store over pool that publishes nothing of its own.
+func storeOn(pool *pgxpool.Pool) *postgres.Store {
+	return postgres.New(pool, "reporting-events", func(report.Report) (event.Event, error) { return event.Event{}, nil })
 }
 
 // queue inserts a render of customer, queued at queued and due at due.
@@ -167,7 +172,7 @@ func TestAClaimReadsTheHeadOfALongQueueNotAllOfIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	s := postgres.New(pool, "reporting-events", func(report.Report) (event.Event, error) { return event.Event{}, nil })
+	s := storeOn(pool)
 	if _, err := pool.Exec(t.Context(), `ANALYZE renders`); err != nil {
 		t.Fatal(err)
 	}
